@@ -1,0 +1,29 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { registerDocs } from './docs/register-docs.js'
+import { handleError } from './error-handler.js'
+
+export interface CreateAppOptions {
+  title?: string
+  version?: string
+  description?: string
+  /** Passed to Fastify (logger, bodyLimit, trustProxy...). */
+  fastify?: FastifyServerOptions
+}
+
+/**
+ * A Fastify instance with the API documentation (`/docs`, `/redoc`, `/openapi.json`) and the
+ * library's error format (`{ "detail": ... }`) for everything, unknown routes included.
+ */
+export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, ...options.fastify })
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ detail: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+  })
+  await registerDocs(app, {
+    title: options.title ?? 'API',
+    version: options.version ?? '1.0.0',
+    ...(options.description === undefined ? {} : { description: options.description }),
+  })
+  return app
+}

@@ -1,0 +1,45 @@
+import type { ErrorObject } from 'ajv'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { HTTPException, type ValidationIssue } from './errors.js'
+import { queryIssueMessage } from './query/list-query.js'
+import { toValidationIssues } from './schema/validation-issues.js'
+
+type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
+  validation?: ErrorObject[]
+  validationContext?: string
+  detail?: unknown
+}
+
+/**
+ * Every error leaves as `{ "detail": ... }`: documented failures with their status, bad input as 4xx
+ * naming what is wrong, and anything unexpected as a logged 500 that reveals nothing internal.
+ */
+export function handleError(error: HandledError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, detail } = describeError(error)
+  if (status >= 500) request.log.error({ err: error }, 'request failed')
+  void reply.code(status).type('application/json; charset=utf-8').send({ detail })
+}
+
+function describeError(error: HandledError): { status: number, detail: string | ValidationIssue[] } {
+  if (error instanceof HTTPException) return { status: error.statusCode, detail: error.detail }
+  if (error.validation !== undefined) {
+    const part = error.validationContext ?? 'body'
+    if (part === 'querystring') {
+      const parameter = String(error.validation[0]?.instancePath.split('/')[1] ?? 'query')
+      return { status: 422, detail: queryIssueMessage(parameter) }
+    }
+    return { status: 422, detail: toValidationIssues(part, error.validation) }
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 422, detail: [{ loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' }] }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 422, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }
+  }
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500
+  if (status >= 400 && status < 500) {
+    const detail = typeof error.detail === 'string' ? error.detail : error.message
+    return { status, detail }
+  }
+  return { status: 500, detail: 'Internal Server Error' }
+}

@@ -1,0 +1,57 @@
+import { type TObject, type TProperties, type TSchema, Type } from 'typebox'
+
+/**
+ * Models are plain TypeBox object schemas, branded so that option checks (CRUDPopulate, CRUDRouter)
+ * can tell an input model from an output model. The brand is a non-enumerable symbol: it never reaches
+ * JSON Schema, OpenAPI or Ajv.
+ */
+const MODEL_KIND = Symbol.for('fastify-mongo-crud.model-kind')
+
+export type ModelKind = 'in' | 'out'
+export type MongoModelSchema = TObject & { $id: string }
+
+/** A reference to another document: a 24-hex string on the wire, an ObjectId in the database. */
+export function ObjectIdField(options: { description?: string } = {}) {
+  return Type.String({ format: 'objectid', pattern: '^[0-9a-fA-F]{24}$', ...options })
+}
+
+function brand<T extends TObject>(schema: T, kind: ModelKind): T {
+  Object.defineProperty(schema, MODEL_KIND, { value: kind, enumerable: false })
+  return schema
+}
+
+function checkName(name: unknown, factory: string): asserts name is string {
+  if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new TypeError(`${factory}: the model name must be an identifier-like string, received ${JSON.stringify(name)}`)
+  }
+}
+
+/**
+ * An input model: validates request bodies. Adds `id`, an optional nullable ObjectId (`_id` in the database).
+ * Unknown keys are rejected (`additionalProperties: false`).
+ */
+export function MongoModel<P extends TProperties>(name: string, properties: P) {
+  checkName(name, 'MongoModel')
+  const schema = Type.Object(
+    { id: Type.Optional(Type.Union([ObjectIdField(), Type.Null()])), ...properties },
+    { $id: name, additionalProperties: false }
+  )
+  return brand(schema, 'in')
+}
+
+/** An output model: shapes responses. Adds `id` as a string; fields it does not list never leave the server. */
+export function MongoModelOut<P extends TProperties>(name: string, properties: P) {
+  checkName(name, 'MongoModelOut')
+  const schema = Type.Object({ id: Type.String(), ...properties }, { $id: name, additionalProperties: false })
+  return brand(schema, 'out')
+}
+
+export function modelKind(value: unknown): ModelKind | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  return (value as Record<symbol, ModelKind | undefined>)[MODEL_KIND]
+}
+
+export const isModel = (value: unknown): value is MongoModelSchema => modelKind(value) === 'in'
+export const isModelOut = (value: unknown): value is MongoModelSchema => modelKind(value) === 'out'
+
+export type { TSchema }

@@ -1,0 +1,206 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { SetupError } from './errors.js'
+import { isModel, isModelOut, type MongoModelSchema } from './models.js'
+import type { FilterLimits } from './query/parse-filter.js'
+import { CRUDEmbed } from './relations/crud-embed.js'
+import { CRUDLookup } from './relations/crud-lookup.js'
+import { CRUDPopulate } from './relations/crud-populate.js'
+import { checkDependencies, type DependencyOptions, describeValue } from './relations/relation-options.js'
+import type { DriverDb } from './store/driver-db.js'
+
+/** Runs before its route; throw `HTTPException` (or any error with a 4xx `statusCode`) to refuse. */
+export type Dependency = (request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** Returns the filter (MongoDB syntax, trusted server code) that scopes every route of the router. */
+export type FilterDependency = (request: FastifyRequest) => unknown
+
+export type RouteName = 'GetAll' | 'GetOne' | 'CreateOne' | 'ReplaceOne' | 'UpdateOne' | 'DeleteOne'
+
+export interface CRUDRouterOptions extends DependencyOptions {
+  model: MongoModelSchema
+  db: DriverDb
+  collectionName: string
+  prefix?: string
+  tags?: string[]
+  identifierField?: string
+  modelOut?: MongoModelSchema
+  lookups?: CRUDLookup[]
+  embeds?: CRUDEmbed[]
+  populates?: CRUDPopulate[]
+  disableGetAll?: boolean
+  disableGetOne?: boolean
+  disableCreateOne?: boolean
+  disableReplaceOne?: boolean
+  disableUpdateOne?: boolean
+  disableDeleteOne?: boolean
+  filterDependency?: FilterDependency
+  /** Status of "Document not found" answers: 400 as the spec says, or 404. */
+  notFoundStatus?: 400 | 404
+  /** Fields clients may filter on (dotted paths); default: the output model's fields. */
+  filterable?: string[]
+  /** Fields clients may sort on; default: the output model's fields. */
+  sortable?: string[]
+  /** `limit` applied when the client sends none; default: unbounded (streamed). */
+  defaultLimit?: number
+  maxLimit?: number
+  maxSkip?: number
+  /** Server-side time limit of every database query, in milliseconds. */
+  maxTimeMS?: number
+  filterLimits?: Partial<FilterLimits>
+}
+
+export interface ResolvedRouterOptions {
+  readonly model: MongoModelSchema
+  readonly modelOut: MongoModelSchema | undefined
+  readonly db: DriverDb
+  readonly collectionName: string
+  readonly tags: readonly string[]
+  readonly identifierField: string
+  readonly lookups: readonly CRUDLookup[]
+  readonly embeds: readonly CRUDEmbed[]
+  readonly populates: readonly CRUDPopulate[]
+  readonly disabled: ReadonlySet<RouteName>
+  readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
+  readonly filterDependency: FilterDependency | undefined
+  readonly notFoundStatus: 400 | 404
+  readonly filterable: readonly string[] | undefined
+  readonly sortable: readonly string[] | undefined
+  readonly defaultLimit: number | undefined
+  readonly maxLimit: number | undefined
+  readonly maxSkip: number | undefined
+  readonly maxTimeMS: number | undefined
+  readonly filterLimits: Readonly<FilterLimits>
+}
+
+export const ROUTE_NAMES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne', 'ReplaceOne', 'UpdateOne', 'DeleteOne']
+
+/** Built-in ceilings that hold even when the user configures nothing. */
+export const DEFAULT_FILTER_LIMITS: FilterLimits = {
+  maxDepth: 10,
+  maxNodes: 500,
+  maxIn: 1000,
+  maxRegexLength: 256,
+  regexOptions: 'imsx',
+}
+
+/** Keys people carry over from the Python original or guess; each names its replacement. */
+const RENAMED: Record<string, string> = {
+  collection_name: 'collectionName',
+  model_out: 'modelOut',
+  identifier_field: 'identifierField',
+  filter_dependency: 'filterDependency',
+  dependencies: 'one of dependenciesGetAll, dependenciesGetOne, dependenciesCreateOne, dependenciesReplaceOne, dependenciesUpdateOne, dependenciesDeleteOne (there is no shared list)',
+  collection: 'collectionName',
+}
+
+const fail = (message: string) => new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: ${message}`)
+
+/** Validates the router's options once, at registration, into a frozen object. */
+export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOptions {
+  const raw = input as unknown as Record<string, unknown>
+  for (const key of Object.keys(raw)) {
+    const replacement = RENAMED[key] ?? (/_/.test(key) && key.startsWith('disable_') ? camel(key) : undefined)
+    if (replacement !== undefined) throw fail(`unknown option '${key}': use ${replacement}`)
+    if (key.startsWith('dependencies_')) throw fail(`unknown option '${key}': use ${camel(key)}`)
+  }
+  if (!isModel(raw['model'])) throw fail(`'model' must be a model made by MongoModel(), received ${describeValue(raw['model'])}`)
+  const model = raw['model']
+  const modelOut = raw['modelOut']
+  if (modelOut !== undefined && !isModelOut(modelOut)) {
+    throw fail(`'modelOut' must be a model made by MongoModelOut(), received ${describeValue(modelOut)}`)
+  }
+  const db = raw['db'] as DriverDb | undefined
+  if (typeof db !== 'object' || db === null || typeof db.collection !== 'function') {
+    throw fail(`'db' must be a database handle (the driver's Db or openEmbedded()), received ${describeValue(db)}`)
+  }
+  const collectionName = raw['collectionName']
+  if (typeof collectionName !== 'string' || collectionName === '' || collectionName.includes('$') || collectionName.startsWith('system.')) {
+    throw fail(`'collectionName' must be a valid collection name, received ${describeValue(collectionName)}`)
+  }
+  const identifierField = optional(raw, 'identifierField', 'string') ?? '_id'
+  if (identifierField !== '_id' && (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(identifierField) || !(identifierField in model.properties))) {
+    throw fail(`'identifierField' must be '_id' or a top-level field of the model, received ${JSON.stringify(identifierField)}`)
+  }
+  const tags = raw['tags'] ?? []
+  if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw fail(`'tags' must be an array of strings, received ${describeValue(tags)}`)
+  const disabled = new Set<RouteName>(ROUTE_NAMES.filter((name) => optional(raw, `disable${name}`, 'boolean') === true))
+  const deps = checkDependencies('CRUDRouter', 'FMC_ERR_OPTIONS_INVALID', raw)
+  const filterDependency = raw['filterDependency']
+  if (filterDependency !== undefined && typeof filterDependency !== 'function') {
+    throw fail(`'filterDependency' must be a function, received ${describeValue(filterDependency)}`)
+  }
+  const notFoundStatus = raw['notFoundStatus'] ?? 400
+  if (notFoundStatus !== 400 && notFoundStatus !== 404) throw fail(`'notFoundStatus' must be 400 or 404, received ${describeValue(notFoundStatus)}`)
+  return Object.freeze({
+    model,
+    modelOut: modelOut as MongoModelSchema | undefined,
+    db,
+    collectionName,
+    tags: Object.freeze([...tags]),
+    identifierField,
+    lookups: instances(raw, 'lookups', CRUDLookup),
+    embeds: instances(raw, 'embeds', CRUDEmbed),
+    populates: instances(raw, 'populates', CRUDPopulate),
+    disabled,
+    dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
+    filterDependency: filterDependency as FilterDependency | undefined,
+    notFoundStatus,
+    filterable: stringList(raw, 'filterable'),
+    sortable: stringList(raw, 'sortable'),
+    defaultLimit: positiveInteger(raw, 'defaultLimit', 1),
+    maxLimit: positiveInteger(raw, 'maxLimit', 1),
+    maxSkip: positiveInteger(raw, 'maxSkip', 0),
+    maxTimeMS: positiveInteger(raw, 'maxTimeMS', 1),
+    filterLimits: resolveFilterLimits(raw['filterLimits']),
+  })
+}
+
+function camel(key: string): string {
+  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+}
+
+function optional<T extends 'string' | 'boolean'>(raw: Record<string, unknown>, key: string, type: T): (T extends 'string' ? string : boolean) | undefined {
+  const value = raw[key]
+  if (value === undefined) return undefined
+  if (typeof value !== type) throw fail(`'${key}' must be a ${type}, received ${describeValue(value)}`)
+  return value as T extends 'string' ? string : boolean
+}
+
+function positiveInteger(raw: Record<string, unknown>, key: string, min: number): number | undefined {
+  const value = raw[key]
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw fail(`'${key}' must be an integer >= ${min}, received ${describeValue(value)}`)
+  }
+  return value
+}
+
+function stringList(raw: Record<string, unknown>, key: string): readonly string[] | undefined {
+  const value = raw[key]
+  if (value === undefined) return undefined
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v !== '')) {
+    throw fail(`'${key}' must be an array of field paths, received ${describeValue(value)}`)
+  }
+  return Object.freeze([...value])
+}
+
+function instances<T>(raw: Record<string, unknown>, key: string, type: new (...args: never[]) => T): readonly T[] {
+  const value = raw[key] ?? []
+  if (!Array.isArray(value) || !value.every((v) => v instanceof type)) {
+    throw fail(`'${key}' must be an array of ${type.name} instances, received ${describeValue(value)}`)
+  }
+  return Object.freeze([...value])
+}
+
+function resolveFilterLimits(value: unknown): FilterLimits {
+  if (value === undefined) return DEFAULT_FILTER_LIMITS
+  if (typeof value !== 'object' || value === null) throw fail(`'filterLimits' must be an object, received ${describeValue(value)}`)
+  const limits = { ...DEFAULT_FILTER_LIMITS, ...(value as Partial<FilterLimits>) }
+  for (const key of ['maxDepth', 'maxNodes', 'maxIn', 'maxRegexLength'] as const) {
+    if (!Number.isInteger(limits[key]) || limits[key] < 1) throw fail(`'filterLimits.${key}' must be a positive integer, received ${describeValue(limits[key])}`)
+  }
+  if (typeof limits.regexOptions !== 'string' || ![...limits.regexOptions].every((c) => 'imsx'.includes(c))) {
+    throw fail(`'filterLimits.regexOptions' must use only the letters imsx, received ${describeValue(limits.regexOptions)}`)
+  }
+  return Object.freeze(limits)
+}

@@ -1,0 +1,41 @@
+/**
+ * The filter AST: what a client's `filters` parameter becomes after the closed grammar accepted it.
+ * Routes, scopes and relations build and combine these; only `src/store/` turns them into a
+ * database query. Paths use the database's field names (`_id`, not `id`).
+ */
+
+/** An identifier value (ObjectId-typed field); the store turns it into its engine's id type. */
+export class IdRef {
+  constructor(readonly hex: string) {}
+}
+
+export type FilterValue = string | number | boolean | null | IdRef | FilterValue[] | { [key: string]: FilterValue }
+
+export type Condition =
+  | { op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte', value: FilterValue }
+  | { op: 'in' | 'nin' | 'all', values: FilterValue[] }
+  | { op: 'exists', value: boolean }
+  | { op: 'size', value: number }
+  | { op: 'regex', pattern: string, options: string }
+  | { op: 'not', conditions: Condition[] }
+  /** `$elemMatch` with operators applied to the element itself (`{ $elemMatch: { $gt: 3 } }`). */
+  | { op: 'elemMatchValue', conditions: Condition[] }
+  /** `$elemMatch` with a filter over the element's fields (`{ $elemMatch: { qty: { $gt: 3 } } }`). */
+  | { op: 'elemMatchDoc', filter: Filter }
+
+export type Filter =
+  | { kind: 'and' | 'or' | 'nor', items: Filter[] }
+  | { kind: 'field', path: string, conditions: Condition[] }
+
+export const fieldEquals = (path: string, value: FilterValue): Filter => ({
+  kind: 'field',
+  path,
+  conditions: [{ op: 'eq', value }],
+})
+
+/** AND of the given filters, dropping absent ones; `undefined` when nothing is left (match all). */
+export function allOf(...filters: Array<Filter | undefined>): Filter | undefined {
+  const present = filters.filter((f): f is Filter => f !== undefined)
+  if (present.length <= 1) return present[0]
+  return { kind: 'and', items: present }
+}

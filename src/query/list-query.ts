@@ -1,0 +1,63 @@
+import type { Filter } from './filter.js'
+
+/** A parsed list request, applied filter -> sort -> skip -> limit. */
+export interface ListQuery {
+  filter?: Filter | undefined
+  sort?: SortSpec | undefined
+  skip: number
+  limit?: number | undefined
+}
+
+/** A database path (`_id`, `address.city`) and its direction. */
+export interface SortSpec {
+  path: string
+  direction: 1 | -1
+}
+
+/** The list route's query parameters, after the route schema validated their types. */
+export interface ListQueryString {
+  skip?: number
+  limit?: number
+  sort_by?: string
+  order_by?: string
+  sort_dir?: number
+  filters?: string
+}
+
+/**
+ * The querystring schema of every list route: the single source for type validation and OpenAPI.
+ * Messages the spec fixes word for word are produced by `queryIssueMessage` below.
+ */
+export const listQuerySchema = {
+  type: 'object',
+  properties: {
+    skip: { type: 'integer', minimum: 0, description: 'Number of documents to skip.' },
+    limit: { type: 'integer', minimum: 1, description: 'Maximum number of documents returned.' },
+    sort_by: { type: 'string', description: 'Field to sort by (dotted paths allowed).' },
+    order_by: {
+      type: 'string',
+      pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$',
+      description: 'Sort direction: ASC or DESC (case-insensitive). Ascending by default.',
+    },
+    sort_dir: { type: 'integer', enum: [1, -1], description: 'Sort direction: 1 ascending, -1 descending.' },
+    filters: {
+      type: 'string',
+      description:
+        'A JSON object in MongoDB filter syntax, e.g. {"age":{"$gte":18},"name":{"$regex":"^a","$options":"i"}}.',
+    },
+  },
+} as const
+
+const PARAMETER_MESSAGES: Record<string, string> = {
+  skip: 'skip must be an integer greater than or equal to 0',
+  limit: 'limit must be an integer greater than or equal to 1',
+  order_by: 'order_by must be either ASC or DESC',
+  sort_dir: 'sort_dir must be either 1 or -1',
+  sort_by: 'sort_by must be a single field name',
+  filters: 'filters must be given once, as a JSON object',
+}
+
+/** The `detail` for a querystring that failed the schema, naming the parameter. */
+export function queryIssueMessage(parameter: string): string {
+  return PARAMETER_MESSAGES[parameter] ?? `${parameter} is invalid`
+}

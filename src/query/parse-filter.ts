@@ -1,0 +1,237 @@
+import { invalidFilter } from '../errors.js'
+import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
+
+/**
+ * The closed filter grammar. A client's `filters` JSON is parsed into our own AST and never handed to
+ * the database as is: only allowlisted operators, only visible fields, values checked against each
+ * field's type, and bounded in size, so no query shape a client sends can run code, reach hidden
+ * fields or exhaust the server.
+ */
+export interface FilterLimits {
+  maxDepth: number
+  maxNodes: number
+  maxIn: number
+  maxRegexLength: number
+  /** The regex options a client may use, a subset of `imsx`. */
+  regexOptions: string
+}
+
+export interface FilterContext {
+  /** Fields a client may name (the output model's, unless `filterable` says otherwise). */
+  visible: ShapeNode
+  /** Field types for value checks (the input model's: it knows which fields hold ObjectIds). */
+  typed: ShapeNode
+  limits: FilterLimits
+}
+
+const LOGICAL = new Set(['$and', '$or', '$nor'])
+const COMPARISON = { $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' } as const
+const LIST = { $in: 'in', $nin: 'nin', $all: 'all' } as const
+/** Keys that could poison prototypes or forge BSON types in any driver that trusts them. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '_bsontype'])
+const HEX24 = /^[0-9a-fA-F]{24}$/
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+
+const isPlainObject = (value: unknown): value is Record<string, Json> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Parses the raw `filters` query parameter; `undefined` when absent (match everything). */
+export function parseFilter(raw: string | undefined, context: FilterContext): Filter | undefined {
+  if (raw === undefined || raw === '') return undefined
+  let json: unknown
+  try {
+    json = JSON.parse(raw)
+  } catch {
+    throw invalidFilter('Invalid JSON in filters parameter')
+  }
+  return parseFilterObject(json, context)
+}
+
+/** Parses an already-decoded filter object (a client's, or the router's own scope). */
+export function parseFilterObject(json: unknown, context: FilterContext): Filter | undefined {
+  if (!isPlainObject(json)) throw invalidFilter('filters must be a JSON object')
+  const parser = new FilterParser(context)
+  const filter = parser.document(json, context.visible, context.typed, 1)
+  return filter.kind === 'and' && filter.items.length === 0 ? undefined : filter
+}
+
+class FilterParser {
+  private nodes = 0
+  constructor(private readonly context: FilterContext) {}
+
+  /** A filter document: field conditions and logical operators, ANDed together. */
+  document(json: Record<string, Json>, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
+    this.enter(depth)
+    const items: Filter[] = []
+    for (const [key, value] of Object.entries(json)) {
+      checkKey(key)
+      if (LOGICAL.has(key)) items.push(this.logical(key, value, visible, typed, depth))
+      else if (key.startsWith('$')) throw invalidFilter(`filters: operator ${key} is not allowed`)
+      else items.push(this.field(key, value, visible, typed, depth))
+    }
+    return items.length === 1 ? items[0]! : { kind: 'and', items }
+  }
+
+  private logical(key: string, value: Json, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
+    if (!Array.isArray(value) || value.length === 0 || !value.every(isPlainObject)) {
+      throw invalidFilter(`filters: ${key} takes a non-empty array of filter objects`)
+    }
+    const items = value.map((item) => this.document(item as Record<string, Json>, visible, typed, depth + 1))
+    return { kind: key.slice(1) as 'and' | 'or' | 'nor', items }
+  }
+
+  private field(key: string, value: Json, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
+    const segments = key.split('.')
+    if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidFilter(`filters: "${key}" is not a valid field path`)
+    for (const segment of segments) checkKey(segment)
+    // Clients speak the wire names; the database's identifier field is `_id`.
+    if (segments[0] === 'id' && visible.kind === 'object' && visible.isDocument) segments[0] = '_id'
+    const path = segments.join('.')
+    // Same answer for hidden and non-existent fields: a client cannot probe what exists.
+    if (nodeAt(visible, segments) === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
+    const node = nodeAt(typed, segments) ?? nodeAt(visible, segments) ?? { kind: 'any' }
+    if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
+      return { kind: 'field', path, conditions: this.conditions(key, value, node, depth + 1) }
+    }
+    return { kind: 'field', path, conditions: [{ op: 'eq', value: this.value(key, value, node, depth + 1) }] }
+  }
+
+  /** An operator object such as `{ "$gt": 3, "$lt": 9 }` applied to one field. */
+  private conditions(key: string, ops: Record<string, Json>, node: ShapeNode, depth: number): Condition[] {
+    this.enter(depth)
+    const conditions: Condition[] = []
+    for (const [op, operand] of Object.entries(ops)) {
+      checkKey(op)
+      if (!op.startsWith('$')) throw invalidFilter(`filters: "${key}" mixes operators and field names`)
+      if (op in COMPARISON) {
+        conditions.push({ op: COMPARISON[op as keyof typeof COMPARISON], value: this.value(key, operand, node, depth + 1) })
+      } else if (op in LIST) {
+        if (!Array.isArray(operand)) throw invalidFilter(`filters: ${op} on "${key}" takes an array`)
+        if (operand.length > this.context.limits.maxIn) {
+          throw invalidFilter(`filters: ${op} on "${key}" has ${operand.length} values, more than the limit of ${this.context.limits.maxIn}`)
+        }
+        const values = operand.map((v) => this.value(key, v, node, depth + 1))
+        conditions.push({ op: LIST[op as keyof typeof LIST], values })
+      } else if (op === '$exists') {
+        if (typeof operand !== 'boolean') throw invalidFilter(`filters: $exists on "${key}" takes true or false`)
+        conditions.push({ op: 'exists', value: operand })
+      } else if (op === '$size') {
+        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0) {
+          throw invalidFilter(`filters: $size on "${key}" takes a non-negative integer`)
+        }
+        conditions.push({ op: 'size', value: operand })
+      } else if (op === '$regex') {
+        conditions.push(this.regex(key, operand, ops['$options'], node))
+      } else if (op === '$options') {
+        if (!('$regex' in ops)) throw invalidFilter(`filters: $options on "${key}" needs $regex`)
+      } else if (op === '$not') {
+        if (!isPlainObject(operand) || !Object.keys(operand).every((k) => k.startsWith('$')) || Object.keys(operand).length === 0) {
+          throw invalidFilter(`filters: $not on "${key}" takes an operator object`)
+        }
+        conditions.push({ op: 'not', conditions: this.conditions(key, operand, node, depth + 1) })
+      } else if (op === '$elemMatch') {
+        conditions.push(this.elemMatch(key, operand, node, depth + 1))
+      } else {
+        throw invalidFilter(`filters: operator ${op} is not allowed`)
+      }
+    }
+    return conditions
+  }
+
+  private regex(key: string, pattern: Json, options: Json | undefined, node: ShapeNode): Condition {
+    const { maxRegexLength, regexOptions } = this.context.limits
+    if (typeof pattern !== 'string') throw invalidFilter(`filters: $regex on "${key}" takes a string`)
+    if (pattern.length > maxRegexLength) {
+      throw invalidFilter(`filters: $regex on "${key}" is longer than the limit of ${maxRegexLength} characters`)
+    }
+    const flags = options ?? ''
+    if (typeof flags !== 'string' || [...flags].some((f) => !regexOptions.includes(f)) || new Set(flags).size !== flags.length) {
+      throw invalidFilter(`filters: $options on "${key}" may only combine the letters "${regexOptions}"`)
+    }
+    if (!acceptsStrings(node)) throw invalidFilter(`filters: $regex needs a text field, and "${key}" is not one`)
+    try {
+      new RegExp(pattern, flags.replace('x', ''))
+    } catch {
+      throw invalidFilter(`filters: $regex on "${key}" is not a valid regular expression`)
+    }
+    return { op: 'regex', pattern, options: flags }
+  }
+
+  private elemMatch(key: string, operand: Json, node: ShapeNode, depth: number): Condition {
+    if (node.kind !== 'array' && node.kind !== 'any') throw invalidFilter(`filters: $elemMatch needs an array field, and "${key}" is not one`)
+    if (!isPlainObject(operand) || Object.keys(operand).length === 0) {
+      throw invalidFilter(`filters: $elemMatch on "${key}" takes a non-empty object`)
+    }
+    const item: ShapeNode = node.kind === 'array' ? node.item : node
+    if (Object.keys(operand).every((k) => k.startsWith('$') && !LOGICAL.has(k))) {
+      return { op: 'elemMatchValue', conditions: this.conditions(key, operand, item, depth) }
+    }
+    return { op: 'elemMatchDoc', filter: this.document(operand, item, item, depth) }
+  }
+
+  /** A literal operand, checked against the field's type and converted (ObjectId strings become IdRefs). */
+  private value(key: string, value: Json, node: ShapeNode, depth: number): FilterValue {
+    this.enter(depth)
+    // A scope built in server code may hold `undefined` (a missing header): it means null, as in the
+    // driver, never "no condition", which would silently widen the scope.
+    if (value === null || value === undefined) return null
+    switch (node.kind) {
+      case 'objectId':
+        if (typeof value === 'string' && HEX24.test(value)) return new IdRef(value.toLowerCase())
+        if (hasHex(value)) return new IdRef(value.toHexString())
+        throw invalidFilter(`filters: "${key}" expects an ObjectId (24 hexadecimal characters)`)
+      case 'array':
+        // A scalar matches arrays containing it; an array literal is compared element by element.
+        if (Array.isArray(value)) return value.map((v) => this.value(key, v, node.item, depth + 1))
+        return this.value(key, value, node.item, depth)
+      case 'scalar': {
+        const type = typeof value
+        if (!Array.isArray(value) && (type === 'string' || type === 'number' || type === 'boolean') && node.types.has(type)) {
+          return value
+        }
+        throw invalidFilter(`filters: "${key}" expects a value of type ${[...node.types].join(' or ')}`)
+      }
+      case 'object': {
+        if (!isPlainObject(value)) throw invalidFilter(`filters: "${key}" expects an object`)
+        return this.object(key, value, (name) => node.fields.get(name) ?? { kind: 'any' }, depth)
+      }
+      case 'any':
+        if (Array.isArray(value)) return value.map((v) => this.value(key, v, node, depth + 1))
+        if (isPlainObject(value)) return this.object(key, value, () => node, depth)
+        return value
+    }
+  }
+
+  private object(key: string, value: Record<string, Json>, child: (name: string) => ShapeNode, depth: number): FilterValue {
+    const out: Record<string, FilterValue> = {}
+    for (const [name, sub] of Object.entries(value)) {
+      checkKey(name)
+      if (name.startsWith('$') || name.includes('.')) throw invalidFilter(`filters: key "${name}" is not allowed inside a value`)
+      out[name] = this.value(`${key}.${name}`, sub, child(name), depth + 1)
+    }
+    return out
+  }
+
+  private enter(depth: number): void {
+    const { maxDepth, maxNodes } = this.context.limits
+    if (depth > maxDepth) throw invalidFilter(`filters: nested deeper than the limit of ${maxDepth} levels`)
+    this.nodes += 1
+    if (this.nodes > maxNodes) throw invalidFilter(`filters: more than the limit of ${maxNodes} nodes`)
+  }
+}
+
+/** An ObjectId instance, which only server code (a scope) can produce; JSON cannot. */
+function hasHex(value: unknown): value is { toHexString(): string } {
+  return typeof value === 'object' && value !== null && typeof (value as { toHexString?: unknown }).toHexString === 'function'
+}
+
+function checkKey(key: string): void {
+  if (FORBIDDEN_KEYS.has(key)) throw invalidFilter(`filters: key "${key}" is not allowed`)
+}
+
+function acceptsStrings(node: ShapeNode): boolean {
+  if (node.kind === 'array') return acceptsStrings(node.item)
+  return node.kind === 'any' || (node.kind === 'scalar' && node.types.has('string'))
+}

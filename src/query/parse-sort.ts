@@ -1,0 +1,28 @@
+import { invalidQuery } from '../errors.js'
+import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import type { ListQueryString, SortSpec } from './list-query.js'
+
+/**
+ * `sort_by` with `order_by` (ASC/DESC) or `sort_dir` (1/-1). Both may be sent only if they agree:
+ * silently preferring one would sort the opposite way from what half the clients meant.
+ * The direction is validated even without `sort_by`, so a typo never passes unnoticed.
+ */
+export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument: boolean): SortSpec | undefined {
+  let direction: 1 | -1 | undefined
+  if (query.order_by !== undefined) {
+    const order = query.order_by.toUpperCase()
+    if (order !== 'ASC' && order !== 'DESC') throw invalidQuery('order_by must be either ASC or DESC')
+    direction = order === 'ASC' ? 1 : -1
+  }
+  if (query.sort_dir !== undefined) {
+    if (query.sort_dir !== 1 && query.sort_dir !== -1) throw invalidQuery('sort_dir must be either 1 or -1')
+    if (direction !== undefined && direction !== query.sort_dir) throw invalidQuery('order_by and sort_dir disagree')
+    direction = query.sort_dir
+  }
+  if (query.sort_by === undefined || query.sort_by === '') return undefined
+  const segments = query.sort_by.split('.')
+  if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidQuery(`sort_by: "${query.sort_by}" is not a valid field path`)
+  if (segments[0] === 'id' && isDocument) segments[0] = '_id'
+  if (nodeAt(visible, segments) === undefined) throw invalidQuery(`sort_by: field "${query.sort_by}" is not sortable`)
+  return { path: segments.join('.'), direction: direction ?? 1 }
+}

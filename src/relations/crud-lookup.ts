@@ -1,0 +1,42 @@
+import { SetupError } from '../errors.js'
+import { isModel, type MongoModelSchema } from '../models.js'
+import { checkDependencies, type DependencyOptions, requireName } from './relation-options.js'
+
+export interface CRUDLookupOptions extends DependencyOptions {
+  model: MongoModelSchema
+  collectionName: string
+  /** Path segment of the child routes, without a leading slash (`messages`). */
+  prefix: string
+  /** Field of the parent that children point at (usually `_id`). */
+  localField: string
+  /** Field of the child that holds the parent's `localField` value. */
+  foreignField: string
+}
+
+const CODE = 'FMC_ERR_LOOKUP_INVALID'
+
+/** Declares child routes under a parent item, backed by a second collection. */
+export class CRUDLookup {
+  readonly model: MongoModelSchema
+  readonly collectionName: string
+  readonly prefix: string
+  readonly localField: string
+  readonly foreignField: string
+  readonly dependencies: Required<DependencyOptions>
+
+  constructor(options: CRUDLookupOptions) {
+    const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
+    if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDLookup: 'model' must be a model made by MongoModel()`)
+    this.model = raw['model']
+    this.collectionName = requireName('CRUDLookup', CODE, raw, 'collectionName')
+    const prefix = requireName('CRUDLookup', CODE, raw, 'prefix')
+    if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {
+      throw new SetupError(CODE, `CRUDLookup: 'prefix' must be one path segment without slashes, received ${JSON.stringify(prefix)}`)
+    }
+    this.prefix = prefix
+    this.localField = requireName('CRUDLookup', CODE, raw, 'localField')
+    this.foreignField = requireName('CRUDLookup', CODE, raw, 'foreignField')
+    this.dependencies = checkDependencies('CRUDLookup', CODE, raw)
+    Object.freeze(this)
+  }
+}

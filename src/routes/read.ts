@@ -1,0 +1,37 @@
+import type { FastifyRequest, RouteOptions } from 'fastify'
+import { errorRef } from '../schema/error-schemas.js'
+import type { WireDoc } from '../store/store.js'
+import type { RouterContext } from './router-context.js'
+
+/** GET <prefix>/{id}: the document, or "Document not found" for a missing, invalid or out-of-scope id. */
+export function buildReadRoute(context: RouterContext, url: string, transform?: (doc: WireDoc) => Promise<WireDoc>): RouteOptions {
+  const route = context.routeOptions('GetOne', {
+    200: { ...context.refs.out, description: 'The document' },
+    [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found' },
+  })
+  return {
+    method: 'GET',
+    url,
+    ...route,
+    schema: { ...route.schema, summary: `Get one document of ${context.options.collectionName}`, params: itemParams(context) },
+    handler: async (request: FastifyRequest) => {
+      const filter = await context.itemFilter(request)
+      const doc = filter === undefined ? undefined : await context.store.findOne(filter)
+      if (doc === undefined) throw context.notFound()
+      return transform === undefined ? doc : transform(doc)
+    },
+  }
+}
+
+export function itemParams(context: RouterContext) {
+  return {
+    type: 'object',
+    properties: {
+      [context.itemParam]: {
+        type: 'string',
+        description: context.options.identifierField === '_id' ? 'Document id (24 hexadecimal characters)' : `The document's ${context.itemParam}`,
+      },
+    },
+    required: [context.itemParam],
+  }
+}

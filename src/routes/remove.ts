@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { notDeleted } from '../errors.js'
+import { errorRef } from '../schema/error-schemas.js'
+import { itemParams } from './read.js'
+import type { RouterContext } from './router-context.js'
+
+/** DELETE <prefix>/{id}: 204 with an empty body. */
+export function buildRemoveRoute(context: RouterContext, url: string): RouteOptions {
+  const route = context.routeOptions('DeleteOne', {
+    204: { type: 'null', description: 'Deleted' },
+    422: { ...errorRef, description: 'Document not deleted (missing, or already deleted)' },
+  })
+  return {
+    method: 'DELETE',
+    url,
+    ...route,
+    schema: { ...route.schema, summary: `Delete one document of ${context.options.collectionName}`, params: itemParams(context) },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const filter = await context.itemFilter(request)
+      if (filter === undefined || !(await context.store.remove(filter))) throw notDeleted()
+      return reply.code(204).send()
+    },
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyRequest, RouteOptions } from 'fastify'
+import { notReplaced } from '../errors.js'
+import { validationErrorRef } from '../schema/error-schemas.js'
+import { withoutBodyId } from './body-id.js'
+import { writeOrExplain } from './create.js'
+import { itemParams } from './read.js'
+import type { RouterContext } from './router-context.js'
+
+/** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
+export function buildReplaceRoute(context: RouterContext, url: string): RouteOptions {
+  const route = context.routeOptions('ReplaceOne', {
+    200: { ...context.refs.out, description: 'The replaced document' },
+    422: { ...validationErrorRef, description: 'Invalid body, or the document was not replaced (missing, or a duplicate identifier)' },
+  })
+  return {
+    method: 'PUT',
+    url,
+    ...route,
+    schema: {
+      ...route.schema,
+      summary: `Replace one document of ${context.options.collectionName}`,
+      params: itemParams(context),
+      body: context.refs.body,
+    },
+    handler: async (request: FastifyRequest) => {
+      const body = withoutBodyId(request, context.itemParam, context.options.identifierField)
+      const filter = await context.itemFilter(request)
+      if (filter === undefined) throw notReplaced()
+      const doc = await writeOrExplain(() => context.store.replace(filter, body), notReplaced)
+      if (doc === undefined) throw notReplaced()
+      return doc
+    },
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { type HTTPException, notFound } from '../errors.js'
+import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
+import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
+import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
+import { errorRef } from '../schema/error-schemas.js'
+import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import type { CollectionStore } from '../store/store.js'
+
+/** What every route of one router shares, computed once at registration. */
+export interface RouterContext {
+  readonly options: ResolvedRouterOptions
+  readonly store: CollectionStore
+  /** Input model shape (types) and the shape clients may filter and sort on. */
+  readonly typed: ShapeNode
+  readonly visible: ShapeNode
+  readonly sortable: ShapeNode
+  readonly filterContext: FilterContext
+  /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
+  readonly itemParam: string
+  /** `$ref`s of the component schemas. */
+  readonly refs: { body: object, patch: object, out: object }
+  /** The compiled scope of `filterDependency` for this request; undefined when there is none. */
+  scope(request: FastifyRequest): Promise<Filter | undefined>
+  /** Identifier AND scope; undefined when the identifier cannot match any document. */
+  itemFilter(request: FastifyRequest): Promise<Filter | undefined>
+  notFound(): HTTPException
+  /** Route-level options shared by every generated route: tags, dependencies, error responses. */
+  routeOptions(name: RouteName, responses: Record<number, object>): Pick<RouteShorthandOptions, 'schema' | 'preValidation'> & {
+    schema: Record<string, unknown>
+  }
+}
+
+export function buildRouterContext(
+  options: ResolvedRouterOptions,
+  store: CollectionStore,
+  shapes: { typed: ShapeNode, visible: ShapeNode, sortable: ShapeNode, scopeShape: ShapeNode },
+  filterContext: FilterContext,
+  refs: RouterContext['refs']
+): RouterContext {
+  const itemParam = options.identifierField === '_id' ? 'id' : options.identifierField
+  const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
+  const scopeContext: FilterContext = { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed }
+
+  async function scope(request: FastifyRequest): Promise<Filter | undefined> {
+    if (options.filterDependency === undefined) return undefined
+    const raw = await options.filterDependency(request)
+    if (raw === undefined || raw === null) return undefined
+    try {
+      return parseFilterObject(raw, scopeContext)
+    } catch (error) {
+      // The scope is server code: a filter outside the grammar is a bug of the app, not of the client.
+      throw new Error(`filterDependency returned a filter the router cannot use: ${(error as Error).message}`, { cause: error })
+    }
+  }
+
+  return {
+    options,
+    store,
+    typed: shapes.typed,
+    visible: shapes.visible,
+    sortable: shapes.sortable,
+    filterContext,
+    itemParam,
+    refs,
+    scope,
+    async itemFilter(request) {
+      const raw = (request.params as Record<string, string>)[itemParam] ?? ''
+      const value = identifierValue(raw, identifierNode)
+      if (value === undefined) return undefined
+      return allOf(fieldEquals(options.identifierField, value), await scope(request))
+    },
+    notFound: () => notFound(options.notFoundStatus),
+    routeOptions(name, responses) {
+      const dependencies = options.dependencies[name]
+      const schema: Record<string, unknown> = {
+        tags: [...options.tags],
+        response: { ...responses, ...(dependencies.length > 0 ? { 403: { ...errorRef, description: 'Refused by a dependency' } } : {}) },
+      }
+      return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
+    },
+  }
+}
+
+/** The path segment as a value of the identifier field's type; undefined when no document can have it. */
+function identifierValue(raw: string, node: ShapeNode): IdRef | string | number | undefined {
+  switch (node.kind) {
+    case 'objectId':
+      return /^[0-9a-fA-F]{24}$/.test(raw) ? new IdRef(raw.toLowerCase()) : undefined
+    case 'scalar':
+      if (node.types.has('string')) return raw
+      if (node.types.has('number')) {
+        const number = Number(raw)
+        return raw.trim() !== '' && Number.isFinite(number) ? number : undefined
+      }
+      return undefined
+    default:
+      return raw
+  }
+}
+
+/**
+ * Dependencies may be sync or async and take (request, reply); wrapping them as async hooks means a
+ * sync function is never mistaken for a callback-style hook waiting on `done`.
+ */
+function asHook(dependency: Dependency) {
+  return async (request: FastifyRequest, reply: Parameters<Dependency>[1]) => {
+    await dependency(request, reply)
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyRequest, RouteOptions } from 'fastify'
+import { notUpdated } from '../errors.js'
+import { validationErrorRef } from '../schema/error-schemas.js'
+import { withoutBodyId } from './body-id.js'
+import { writeOrExplain } from './create.js'
+import { itemParams } from './read.js'
+import type { RouterContext } from './router-context.js'
+
+/** PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. */
+export function buildUpdateRoute(context: RouterContext, url: string): RouteOptions {
+  const route = context.routeOptions('UpdateOne', {
+    200: { ...context.refs.out, description: 'The updated document' },
+    422: { ...validationErrorRef, description: 'Invalid body, or the document was not updated (missing, or a duplicate identifier)' },
+  })
+  return {
+    method: 'PATCH',
+    url,
+    ...route,
+    schema: {
+      ...route.schema,
+      summary: `Update part of one document of ${context.options.collectionName}`,
+      params: itemParams(context),
+      body: context.refs.patch,
+    },
+    handler: async (request: FastifyRequest) => {
+      const changes = withoutBodyId(request, context.itemParam, context.options.identifierField)
+      const filter = await context.itemFilter(request)
+      if (filter === undefined) throw notUpdated()
+      const doc = await writeOrExplain(() => context.store.update(filter, { set: changes }), notUpdated)
+      if (doc === undefined) throw notUpdated()
+      return doc
+    },
+  }
+}

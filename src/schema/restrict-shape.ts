@@ -1,0 +1,27 @@
+import { nodeAt, type ShapeNode } from './model-shape.js'
+
+/**
+ * A shape holding only the given dotted paths (and what lies below them), for the `filterable` and
+ * `sortable` options. Paths use the wire names (`id` is `_id`).
+ */
+export function restrictShape(full: ShapeNode, paths: readonly string[]): ShapeNode {
+  const root: ShapeNode = { kind: 'object', fields: new Map(), isDocument: full.kind === 'object' && full.isDocument, open: false }
+  for (const path of paths) {
+    const segments = path.split('.')
+    if (segments[0] === 'id') segments[0] = '_id'
+    let target = root as Extract<ShapeNode, { kind: 'object' }>
+    segments.forEach((segment, index) => {
+      if (index === segments.length - 1) {
+        target.fields.set(segment, nodeAt(full, segments) ?? { kind: 'any' })
+        return
+      }
+      let next = target.fields.get(segment)
+      if (next === undefined || next.kind !== 'object') {
+        next = { kind: 'object', fields: new Map(), isDocument: false, open: false }
+        target.fields.set(segment, next)
+      }
+      target = next
+    })
+  }
+  return root
+}

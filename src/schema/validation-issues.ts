@@ -1,0 +1,55 @@
+import type { ErrorObject } from 'ajv'
+import type { ValidationIssue } from '../errors.js'
+
+/**
+ * Turns Ajv errors into FastAPI's `detail` items (`{ loc, msg, type }`), so clients written against
+ * the Python original keep working. One item per offending location: a nullable field that fails
+ * yields one "should be integer or null" item, not three Ajv errors.
+ */
+export function toValidationIssues(part: string, errors: readonly ErrorObject[]): ValidationIssue[] {
+  const byPath = new Map<string, ErrorObject[]>()
+  for (const error of errors) {
+    const key = locationOf(error).join('\u0000')
+    byPath.set(key, [...(byPath.get(key) ?? []), error])
+  }
+  const issues: ValidationIssue[] = []
+  for (const group of byPath.values()) {
+    const first = group[0]!
+    issues.push({ loc: [part, ...locationOf(first)], ...describe(group) })
+  }
+  return issues
+}
+
+function locationOf(error: ErrorObject): Array<string | number> {
+  const path = error.instancePath === '' ? [] : error.instancePath.slice(1).split('/').map(unescapePointer)
+  const loc: Array<string | number> = path.map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment))
+  if (error.keyword === 'required') loc.push(String(error.params['missingProperty']))
+  if (error.keyword === 'additionalProperties') loc.push(String(error.params['additionalProperty']))
+  return loc
+}
+
+const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~')
+
+function describe(group: ErrorObject[]): { msg: string, type: string } {
+  const first = group[0]!
+  const types = group.filter((e) => e.keyword === 'type').map((e) => String(e.params['type']))
+  if (group.some((e) => e.keyword === 'anyOf') && types.length > 0) {
+    return { msg: `Input should be a valid ${types.join(' or ')}`, type: `${types[0]}_type` }
+  }
+  switch (first.keyword) {
+    case 'required':
+      return { msg: 'Field required', type: 'missing' }
+    case 'additionalProperties':
+      return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }
+    case 'type':
+      return { msg: `Input should be a valid ${first.params['type']}`, type: `${first.params['type']}_type` }
+    case 'format':
+    case 'pattern':
+      if (group.some((e) => e.params['format'] === 'objectid') || first.params['pattern'] === '^[0-9a-fA-F]{24}$') {
+        return { msg: 'Input should be a valid ObjectId (24 hexadecimal characters)', type: 'objectid' }
+      }
+      return { msg: `Input ${first.message ?? 'is invalid'}`, type: `string_${first.keyword}_mismatch` }
+    default:
+      return { msg: `Input ${first.message ?? 'is invalid'}`, type: first.keyword }
+  }
+}

@@ -1,0 +1,94 @@
+import type { Filter } from '../query/filter.js'
+import type { ListQuery } from '../query/list-query.js'
+import type { ShapeNode } from '../schema/model-shape.js'
+import { toStored, toWire } from './codec.js'
+import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './driver-db.js'
+import { translating } from './map-driver-error.js'
+import type { CollectionStore, DocChanges, WireDoc } from './store.js'
+import { toMongoFilter } from './to-mongo-filter.js'
+
+export interface CollectionStoreOptions {
+  /** Server-side time limit of every query. */
+  maxTimeMS?: number | undefined
+}
+
+/**
+ * The one CollectionStore, written over the driver-shaped `Db`: the official driver's and the
+ * embedded engine's run the very same code.
+ */
+export function createCollectionStore(
+  db: DriverDb,
+  collectionName: string,
+  shape: ShapeNode,
+  options: CollectionStoreOptions = {}
+): CollectionStore {
+  const collection: DriverCollection = db.collection(collectionName)
+  const timeLimit = options.maxTimeMS === undefined ? {} : { maxTimeMS: options.maxTimeMS }
+  const stored = (doc: WireDoc) => toStored(doc, shape) as Document
+
+  function findOptions(query: ListQuery): DriverFindOptions {
+    const found: DriverFindOptions = { ...timeLimit }
+    if (query.sort !== undefined) {
+      // `_id` as a tie-breaker makes pages stable when the sort key repeats.
+      found.sort = query.sort.path === '_id' ? { _id: query.sort.direction } : { [query.sort.path]: query.sort.direction, _id: 1 }
+    }
+    if (query.skip > 0) found.skip = query.skip
+    if (query.limit !== undefined) found.limit = query.limit
+    return found
+  }
+
+  return {
+    async *list(query) {
+      const cursor = collection.find(toMongoFilter(query.filter), findOptions(query))
+      try {
+        for await (const doc of cursor) yield toWire(doc)
+      } catch (error) {
+        throw (await import('./map-driver-error.js')).mapDriverError(error)
+      } finally {
+        await cursor.close()
+      }
+    },
+    find: (query) =>
+      translating(async () => (await collection.find(toMongoFilter(query.filter), findOptions(query)).toArray()).map(toWire)),
+    count: (filter: Filter | undefined) => translating(() => collection.countDocuments(toMongoFilter(filter), timeLimit)),
+    findOne: (filter) =>
+      translating(async () => {
+        const doc = await collection.findOne(toMongoFilter(filter), timeLimit)
+        return doc === null ? undefined : toWire(doc)
+      }),
+    insert: (doc) =>
+      translating(async () => {
+        const document = stored(doc)
+        const { insertedId } = await collection.insertOne(document)
+        return toWire({ ...document, _id: insertedId })
+      }),
+    replace: (filter, doc) =>
+      translating(async () => {
+        const { _id: _ignored, ...replacement } = stored(doc)
+        const after = await collection.findOneAndReplace(toMongoFilter(filter), replacement, { returnDocument: 'after', ...timeLimit })
+        return after === null ? undefined : toWire(after)
+      }),
+    update: (filter, changes: DocChanges) =>
+      translating(async () => {
+        const update: Document = {}
+        const set = stored(changes.set)
+        delete set['_id']
+        if (Object.keys(set).length > 0) update['$set'] = set
+        if (changes.unset !== undefined && changes.unset.length > 0) {
+          update['$unset'] = Object.fromEntries(changes.unset.map((path) => [path, '']))
+        }
+        const mongoFilter = toMongoFilter(filter)
+        // An empty PATCH changes nothing but must still report whether the document exists.
+        const after = Object.keys(update).length === 0
+          ? await collection.findOne(mongoFilter, timeLimit)
+          : await collection.findOneAndUpdate(mongoFilter, update, { returnDocument: 'after', ...timeLimit })
+        return after === null ? undefined : toWire(after)
+      }),
+    remove: (filter) => translating(async () => (await collection.deleteOne(toMongoFilter(filter), timeLimit)).deletedCount === 1),
+    removeMany: (filter) => translating(async () => (await collection.deleteMany(toMongoFilter(filter), timeLimit)).deletedCount),
+    ensureUnique: (field) =>
+      translating(async () => {
+        await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` })
+      }),
+  }
+}

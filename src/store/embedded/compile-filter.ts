@@ -1,0 +1,29 @@
+import { Query } from 'mingo'
+import type { Document } from '../driver-db.js'
+import { badValueError } from './errors.js'
+
+export type Matcher = (doc: Document) => boolean
+
+/**
+ * Compiles a MongoDB filter once per operation with mingo. mingo's parse errors (unknown
+ * operator, malformed `$in`...) become the server's BadValue error.
+ */
+export function compileFilter(filter: Document): Matcher {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+    throw badValueError('filter must be an object')
+  }
+  if (Object.keys(filter).length === 0) return () => true
+  let query: Query
+  try {
+    query = new Query(filter, {})
+  } catch (error) {
+    throw badValueError((error as Error).message)
+  }
+  return (doc) => {
+    try {
+      return query.test(doc)
+    } catch (error) {
+      throw badValueError((error as Error).message)
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { type Database, open, type RootDatabase } from 'lmdb'
+import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
+
+/** Named LMDB databases one environment may hold: one per collection plus the catalog. */
+const MAX_COLLECTIONS = 1000
+
+/**
+ * The durable backend: one LMDB environment per directory, one named database per collection
+ * holding raw BSON, and a `catalog` database listing collections and their index definitions.
+ *
+ * `overlappingSync: false` makes each write promise resolve only after LMDB's commit has been
+ * fsync'ed, so an acknowledged write survives `kill -9` and power loss. Concurrent writes issued
+ * in one event turn still share a transaction (lmdb-js batches them), which keeps this fast.
+ */
+export class LmdbStorage implements Storage {
+  readonly #root: RootDatabase
+  readonly #catalog: Database<unknown, string>
+  readonly #collections = new Map<string, LmdbCollection>()
+
+  constructor(path: string) {
+    this.#root = open({ path, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
+    this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
+  }
+
+  collection(name: string): CollectionStorage {
+    let found = this.#collections.get(name)
+    if (!found) {
+      const db = this.#root.openDB<Buffer, string>(`c:${name}`, { encoding: 'binary' })
+      found = new LmdbCollection(db, () => this.#register(name))
+      this.#collections.set(name, found)
+    }
+    return found
+  }
+
+  readIndexes(collection: string): StoredIndex[] {
+    return (this.#catalog.get(`indexes:${collection}`) as StoredIndex[] | undefined) ?? []
+  }
+
+  async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
+    await Promise.all([this.#catalog.put(`indexes:${collection}`, indexes), this.#register(collection)])
+  }
+
+  async dropAll(): Promise<void> {
+    const names = [...this.#catalog.getKeys({ start: 'collection:', end: 'collection;' })]
+    for (const key of names) {
+      const name = key.slice('collection:'.length)
+      await (this.collection(name) as LmdbCollection).clear()
+    }
+    await this.#catalog.clearAsync()
+  }
+
+  async close(): Promise<void> {
+    await this.#root.flushed
+    await this.#root.close()
+  }
+
+  /** Remembers that a collection exists, so dropAll finds it after a restart. */
+  async #register(name: string): Promise<void> {
+    const key = `collection:${name}`
+    if (this.#catalog.get(key) === undefined) await this.#catalog.put(key, true)
+  }
+}
+
+class LmdbCollection implements CollectionStorage {
+  readonly #db: Database<Buffer, string>
+  readonly #register: () => Promise<void>
+  #registered = false
+
+  constructor(db: Database<Buffer, string>, register: () => Promise<void>) {
+    this.#db = db
+    this.#register = register
+  }
+
+  get(key: string): Uint8Array | undefined {
+    return this.#db.get(key)
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const written = this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    if (!this.#registered) {
+      await this.#register()
+      this.#registered = true
+    }
+    if (!(await written)) throw new Error(`lmdb refused the write of ${key}`)
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.#db.remove(key)
+  }
+
+  *scan(): Generator<Uint8Array, undefined> {
+    // getRange walks a read snapshot lazily; leaving the loop early closes the LMDB cursor.
+    for (const { value } of this.#db.getRange()) yield value
+    return undefined
+  }
+
+  async clear(): Promise<void> {
+    await this.#db.clearAsync()
+    this.#registered = false
+  }
+}

@@ -1,0 +1,59 @@
+import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
+
+/**
+ * The in-memory backend: BSON bytes in a Map per collection. Stored bytes are never handed out
+ * for mutation (callers only decode them), so keeping them as-is is safe.
+ */
+export class MemoryStorage implements Storage {
+  readonly #collections = new Map<string, MemoryCollection>()
+  readonly #indexes = new Map<string, StoredIndex[]>()
+
+  collection(name: string): CollectionStorage {
+    let found = this.#collections.get(name)
+    if (!found) {
+      found = new MemoryCollection()
+      this.#collections.set(name, found)
+    }
+    return found
+  }
+
+  readIndexes(collection: string): StoredIndex[] {
+    return this.#indexes.get(collection) ?? []
+  }
+
+  async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
+    this.#indexes.set(collection, indexes)
+  }
+
+  async dropAll(): Promise<void> {
+    for (const collection of this.#collections.values()) collection.clear()
+    this.#indexes.clear()
+  }
+
+  async close(): Promise<void> {}
+}
+
+class MemoryCollection implements CollectionStorage {
+  readonly #docs = new Map<string, Uint8Array>()
+
+  get(key: string): Uint8Array | undefined {
+    return this.#docs.get(key)
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    this.#docs.set(key, bytes)
+  }
+
+  async remove(key: string): Promise<void> {
+    this.#docs.delete(key)
+  }
+
+  scan(): Iterator<Uint8Array, undefined> {
+    // Map iterators are live and tolerate writes during the walk, like a server cursor.
+    return this.#docs.values()
+  }
+
+  clear(): void {
+    this.#docs.clear()
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * What the engine needs from a place to keep documents. Two backends implement it with the
+ * same contract: memory-storage (a Map, for tests and ephemeral use) and lmdb-storage (durable).
+ *
+ * Keys are canonical `_id` keys (see value-key.ts); values are BSON bytes. Reads are
+ * synchronous; a write's promise resolves only once the write is committed (and, for lmdb,
+ * flushed to disk).
+ */
+export interface CollectionStorage {
+  get(key: string): Uint8Array | undefined
+  put(key: string, bytes: Uint8Array): Promise<void>
+  remove(key: string): Promise<void>
+  /** A lazy walk over all documents. The engine calls `return()` when it stops early. */
+  scan(): Iterator<Uint8Array, undefined>
+}
+
+/** Index definitions as persisted, so unique indexes survive a restart. */
+export interface StoredIndex {
+  name: string
+  key: Record<string, 1 | -1>
+  unique: boolean
+}
+
+export interface Storage {
+  collection(name: string): CollectionStorage
+  readIndexes(collection: string): StoredIndex[]
+  writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void>
+  /** Removes every collection and index definition. */
+  dropAll(): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,54 @@
+import { Query } from 'mingo'
+import type { Document, DriverFindOptions } from '../driver-db.js'
+import { compileFilter } from './compile-filter.js'
+import type { Deadline } from './deadline.js'
+import { badValueError } from './errors.js'
+import type { CollectionStorage } from './persist/storage.js'
+import { scanDocuments } from './scan-documents.js'
+import { SortedCollector } from './sort-documents.js'
+
+/**
+ * The find pipeline: filter, then sort, skip, limit, projection. Unsorted reads stream;
+ * sorted reads collect, keeping only the top skip + limit when a limit is given.
+ */
+export function* readDocuments(
+  storage: CollectionStorage,
+  filter: Document,
+  options: DriverFindOptions,
+  deadline: Deadline
+): Generator<Document, undefined> {
+  const matches = compileFilter(filter)
+  const skip = Math.max(0, options.skip ?? 0)
+  const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
+  const project = compileProjection(options.projection)
+  let found = scanDocuments(storage, filter, matches, deadline)
+  if (options.sort && Object.keys(options.sort).length > 0) {
+    const collector = new SortedCollector(options.sort, skip + limit)
+    for (const doc of found) collector.add(doc)
+    found = collector.result()[Symbol.iterator]() as Generator<Document, undefined>
+  }
+  let skipped = 0
+  let returned = 0
+  for (const doc of found) {
+    if (skipped < skip) {
+      skipped++
+      continue
+    }
+    yield project(doc)
+    // Stop before pulling (and decoding) one document more than needed.
+    if (++returned >= limit) break
+  }
+  return undefined
+}
+
+function compileProjection(projection: Document | undefined): (doc: Document) => Document {
+  if (!projection || Object.keys(projection).length === 0) return (doc) => doc
+  const query = new Query({}, {})
+  return (doc) => {
+    try {
+      return query.find<Document>([doc], projection).next() as Document
+    } catch (error) {
+      throw badValueError((error as Error).message)
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { StoreError } from '../errors.js'
+
+/** Driver / engine error codes we answer on purpose; everything else propagates unchanged (a 500). */
+const DUPLICATE_KEY = 11000
+const TOO_LARGE = new Set([10334, 17419, 17420, 2])
+const TIME_LIMIT = 50
+
+export function mapDriverError(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error
+  const code = (error as { code?: unknown }).code
+  const message = (error as { message?: unknown }).message
+  if (code === DUPLICATE_KEY) return new StoreError('FMC_ERR_STORE_DUPLICATE', 'Duplicate key', { cause: error })
+  if (code === TIME_LIMIT) return new StoreError('FMC_ERR_STORE_TIMEOUT', 'Query exceeded its time limit', { cause: error })
+  // Code 2 (BadValue) is also used for other things: only a size complaint counts as too large.
+  if (typeof code === 'number' && TOO_LARGE.has(code) && (code !== 2 || /too large|size/i.test(String(message)))) {
+    return new StoreError('FMC_ERR_STORE_TOO_LARGE', 'Document too large', { cause: error })
+  }
+  if (error instanceof RangeError && /size|too large/i.test(String(message))) {
+    return new StoreError('FMC_ERR_STORE_TOO_LARGE', 'Document too large', { cause: error })
+  }
+  return error
+}
+
+/** Runs a store operation, translating engine errors at the boundary. */
+export async function translating<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation()
+  } catch (error) {
+    throw mapDriverError(error)
+  }
+}
