@@ -1,4 +1,3 @@
-import fastJson from 'fast-json-stringify'
 import type { FastifyInstance } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import { handleError } from './error-handler.js'
@@ -14,6 +13,7 @@ import { buildUpdateRoute } from './routes/update.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
 import { buildShape } from './schema/model-shape.js'
 import { restrictShape } from './schema/restrict-shape.js'
+import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
 import { createCollectionStore } from './store/collection-store.js'
 import type { WireDoc } from './store/store.js'
@@ -31,6 +31,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const schemas: TSchema[] = [model, out, patch, HTTPErrorSchema as TSchema, ValidationErrorSchema as TSchema]
   for (const schema of schemas) addSchemaOnce(fastify, schema)
   fastify.setValidatorCompiler(createValidatorCompiler(schemas))
+  fastify.setSerializerCompiler(createSerializerCompiler(schemas))
   fastify.setErrorHandler(handleError)
 
   const typed = buildShape(model)
@@ -48,7 +49,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     { visible, typed, limits: options.filterLimits },
     { body: ref(model), patch: ref(patch), out: ref(out) }
   )
-  const serializeItem = fastJson(out as object, { schema: {} }) as (doc: WireDoc) => string
+  const serializeItem: (doc: WireDoc) => string = compileModelSerializer(out, schemas)
 
   // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
   const listUrl = fastify.prefix === '' ? '/' : ''

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,4 +32,10 @@ export function useEngine(kind: EngineKind): () => EmbeddedDb {
     if (!db) throw new Error('engine not open yet')
     return db
   }
+}
+
+/** Narrows a possibly-null result, failing the test when it is missing. */
+export function must<T>(value: T | null | undefined): T {
+  assert.ok(value !== null && value !== undefined, 'expected a document')
+  return value
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Binary, Decimal128, Long, ObjectId } from 'mongodb'
-import { ENGINES, useEngine } from './engines.ts'
+import { ENGINES, must, useEngine } from './engines.ts'
 
 for (const kind of ENGINES) {
   describe(`round-trip (${kind})`, () => {
@@ -56,9 +56,9 @@ for (const kind of ENGINES) {
       ;(first['tags'] as string[]).push('mutated-output')
       ;(first['sub'] as { n: number }).n = 99
       const listed = await coll.find({}).toArray()
-      ;(listed[0]?.['tags'] as string[]).push('mutated-list')
+      ;(must(listed[0])['tags'] as string[]).push('mutated-list')
       const updated = await coll.findOneAndUpdate({ _id: 1 }, { $set: { x: 1 } }, { returnDocument: 'after' })
-      ;(updated?.['tags'] as string[]).push('mutated-update')
+      ;(must(updated)['tags'] as string[]).push('mutated-update')
       assert.deepEqual(await coll.findOne({ _id: 1 }), { _id: 1, tags: ['a'], sub: { n: 1 }, x: 1 })
     })
 

@@ -3,6 +3,7 @@ import type { Document } from '../driver-db.js'
 import { copyThroughBson } from './bson-codec.js'
 import { checkUpdate } from './check-update.js'
 import { badValueError, conflictingUpdateError, immutableFieldError, invalidArgumentError } from './errors.js'
+import { expandPositional } from './expand-positional.js'
 import { formatValue } from './format-value.js'
 import { toValueKey } from './value-key.js'
 
@@ -19,7 +20,9 @@ export function applyUpdate(doc: Document, update: Document, filter: Document, a
   const idBefore = toValueKey(doc['_id'])
   let changed: string[]
   try {
-    changed = mingoUpdate(doc, modifier, arrayFilters, usesPositional(modifier) ? filter : undefined)
+    const concrete = expandPositional(doc, modifier, filter, arrayFilters)
+    if (Object.keys(concrete).length === 0) return false
+    changed = mingoUpdate(doc, concrete)
   } catch (error) {
     throw toServerError(error as Error)
   }
@@ -52,13 +55,8 @@ function assertOperatorsOnly(update: Document): void {
   }
 }
 
-function usesPositional(modifier: Document): boolean {
-  return Object.values(modifier).some((fields) =>
-    Object.keys(fields as Document).some((path) => path === '$' || path.includes('.$.') || path.endsWith('.$'))
-  )
-}
-
 function toServerError(error: Error) {
+  if ((error as { code?: unknown }).code !== undefined) return error
   if (error.message.includes('immutable field')) return immutableFieldError(error.message)
   if (error.message.includes('conflict')) return conflictingUpdateError(error.message)
   return badValueError(error.message)

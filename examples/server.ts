@@ -1,0 +1,35 @@
+import { mkdir } from 'node:fs/promises'
+import { MongoClient } from 'mongodb'
+import { type DriverDb, openEmbedded } from 'fastify-mongo-crud'
+import { buildDemo } from './build-demo.js'
+
+/**
+ * `npm start`: the demo on the embedded engine, data kept under ./data, or on MongoDB when
+ * MONGODB_URI is set (the database named in the URI, or `demo`).
+ */
+const uri = process.env['MONGODB_URI']
+let db: DriverDb
+let close: () => Promise<void>
+if (uri !== undefined && uri !== '') {
+  const client = await new MongoClient(uri).connect()
+  db = client.db()
+  close = () => client.close()
+} else {
+  await mkdir('./data', { recursive: true })
+  const embedded = await openEmbedded({ path: './data' })
+  db = embedded
+  close = () => embedded.close()
+}
+
+const app = await buildDemo(db)
+const port = Number(process.env['PORT'] ?? 8000)
+const host = process.env['HOST'] ?? '127.0.0.1'
+await app.listen({ port, host })
+console.log(`Demo API on http://${host}:${port} (${uri ? 'MongoDB' : 'embedded engine, data in ./data'})`)
+console.log(`Docs: http://${host}:${port}/docs and http://${host}:${port}/redoc`)
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void app.close().then(close).then(() => process.exit(0))
+  })
+}
