@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
-import { MongoClient } from 'mongodb'
 import { type DriverDb, openEmbedded } from 'fastify-mongo-crud'
+import { MongoClient } from 'mongodb'
 import { buildDemo } from './build-demo.js'
 
 /**

@@ -8,16 +8,17 @@ import { type TObject, type TProperties, type TSchema, Type } from 'typebox'
 const MODEL_KIND = Symbol.for('fastify-mongo-crud.model-kind')
 
 export type ModelKind = 'in' | 'out'
-export type MongoModelSchema = TObject & { $id: string }
+/** What routers and relations accept as a model: an object schema with a name. */
+export type MongoModelSchema = TSchema & { $id: string, type: 'object', properties: TProperties }
 
 /** A reference to another document: a 24-hex string on the wire, an ObjectId in the database. */
 export function ObjectIdField(options: { description?: string } = {}) {
   return Type.String({ format: 'objectid', pattern: '^[0-9a-fA-F]{24}$', ...options })
 }
 
-function brand<T extends TObject>(schema: T, kind: ModelKind): T {
+function brand<T extends TObject>(schema: T, kind: ModelKind): T & { $id: string } {
   Object.defineProperty(schema, MODEL_KIND, { value: kind, enumerable: false })
-  return schema
+  return schema as T & { $id: string }
 }
 
 function checkName(name: unknown, factory: string): asserts name is string {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { type TSchema, Type } from 'typebox'
+import { type TObject, type TSchema, Type } from 'typebox'
 import { handleError } from './error-handler.js'
 import type { MongoModelSchema } from './models.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
@@ -65,7 +65,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
 
 /** The PATCH body: every field optional, unknown keys still rejected. */
 function partialModel(model: MongoModelSchema): MongoModelSchema {
-  return { ...Type.Partial(model), $id: `${model.$id}Patch`, additionalProperties: false } as unknown as MongoModelSchema
+  return { ...Type.Partial(model as unknown as TObject), $id: `${model.$id}Patch`, additionalProperties: false } as unknown as MongoModelSchema
 }
 
 /** Two routers may share a model (API versions): the component is registered once per scope chain. */

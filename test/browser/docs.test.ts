@@ -2,66 +2,32 @@
 // The pages must show the generated routes and must not touch any host but the app itself.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { registerDocs } from '../../src/docs/register-docs.ts'
+import { CRUDRouter, createApp, type EmbeddedDb, MongoModel, MongoModelOut, openEmbedded, Type } from '../../src/index.ts'
 
 const TITLE = 'Docs Test API'
 
-/**
- * The app under test. Stand-in until the public API lands in src/index.ts; then this becomes
- * (DESIGN.md §1):
- *   const db = await openEmbedded()
- *   const User = MongoModel('User', { name: Type.String(), email: Type.String() })
- *   const UserOut = MongoModelOut('UserOut', { name: Type.String(), email: Type.String() })
- *   const app = await createApp({ title: TITLE, version: '1.0.0' })
- *   await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users',
- *                                    prefix: '/users', tags: ['users'] })
- *   return app
- */
+/** The app under test, built through the public API (DESIGN.md §1). */
 async function buildApp(): Promise<FastifyInstance> {
-  const app = Fastify()
-  await registerDocs(app, { title: TITLE, version: '1.0.0', description: 'Browser test of the docs pages.' })
-  const user = {
-    $id: 'UserOut',
-    type: 'object',
-    properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' } },
-    required: ['id', 'name', 'email'],
-  }
-  app.addSchema(user)
-  const params = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }
-  const detail = { type: 'object', properties: { detail: { type: 'string' } } }
-  const tags = ['users']
-  const one = { id: '0123456789abcdef01234567', name: 'Ada', email: 'ada@example.org' }
-  app.get(
-    '/users',
-    { schema: { tags, summary: 'Get all', response: { 200: { type: 'array', items: { $ref: 'UserOut#' } } } } },
-    async () => [one],
-  )
-  app.post(
-    '/users',
-    {
-      schema: {
-        tags,
-        summary: 'Create one',
-        body: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string' } } },
-        response: { 201: { $ref: 'UserOut#' }, 422: detail },
-      },
-    },
-    async (_request, reply) => reply.code(201).send(one),
-  )
-  app.get(
-    '/users/:id',
-    { schema: { tags, summary: 'Get one', params, response: { 200: { $ref: 'UserOut#' }, 400: detail } } },
-    async () => one,
-  )
-  app.delete(
-    '/users/:id',
-    { schema: { tags, summary: 'Delete one', params, response: { 204: { type: 'null' }, 422: detail } } },
-    async (_request, reply) => reply.code(204).send(),
-  )
+  db = await openEmbedded()
+  const User = MongoModel('User', { name: Type.String(), email: Type.String(), password: Type.String() })
+  const UserOut = MongoModelOut('UserOut', { name: Type.String(), email: Type.String() })
+  const app = await createApp({ title: TITLE, version: '1.0.0', description: 'Browser test of the docs pages.' })
+  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/users', tags: ['users'] })
   return app
 }
+
+let db: EmbeddedDb | undefined
+
+const EXPECTED_OPERATIONS = [
+  'DELETE /users/{id}',
+  'GET /users',
+  'GET /users/{id}',
+  'PATCH /users/{id}',
+  'POST /users',
+  'PUT /users/{id}',
+]
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -105,6 +71,7 @@ describe('API documentation pages', () => {
   after(async () => {
     await browser?.close()
     await app?.close()
+    await db?.close()
   })
 
   /** Opens `path`, waits for `selector`, then for the network to go idle, recording what happened. */
@@ -154,7 +121,7 @@ describe('API documentation pages', () => {
       }
       assert.match(document.openapi, /^3\./)
       assert.equal(document.info.title, TITLE)
-      assert.deepEqual(Object.keys(document.paths['/users/{id}'] ?? {}).sort(), ['delete', 'get'])
+      assert.deepEqual(Object.keys(document.paths['/users/{id}'] ?? {}).sort(), ['delete', 'get', 'patch', 'put'])
       assert.deepEqual(Object.keys(document.paths['/users'] ?? {}).sort(), ['get', 'post'])
       assert.deepEqual(document.paths['/users/{id}']?.['get']?.tags, ['users'])
       assert.ok(document.components?.schemas?.['UserOut'], 'component schema named after the model')
@@ -184,7 +151,7 @@ describe('API documentation pages', () => {
           return `${method} ${path}`
         }),
       )
-      assert.deepEqual(operations.sort(), ['DELETE /users/{id}', 'GET /users', 'GET /users/{id}', 'POST /users'])
+      assert.deepEqual(operations.sort(), EXPECTED_OPERATIONS)
     })
 
     it('shows the tag and the title', async () => {
@@ -215,7 +182,7 @@ describe('API documentation pages', () => {
       const operations = await redoc.page.$$eval('.http-verb', (verbs) =>
         verbs.map((verb) => `${verb.textContent?.toUpperCase()} ${verb.nextElementSibling?.textContent}`),
       )
-      assert.deepEqual(operations.sort(), ['DELETE /users/{id}', 'GET /users', 'GET /users/{id}', 'POST /users'])
+      assert.deepEqual(operations.sort(), EXPECTED_OPERATIONS)
     })
 
     it('shows the tag in the menu and the title', async () => {

@@ -40,7 +40,7 @@ export async function buildApp(mode: StoreMode, ...routers: RouterOptions[]): Pr
 
 /** `?a=1&b=2`, URL-encoded; an empty string when there is nothing to send. */
 export function queryString(params: Record<string, string | number>): string {
-  const entries = Object.entries(params).map(([key, value]) => [key, String(value)])
+  const entries = Object.entries(params).map(([key, value]): [string, string] => [key, String(value)])
   return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`
 }
 

@@ -17,6 +17,7 @@ let decodedCount = 0
 export function encodeDocument(doc: Document): Uint8Array {
   const size = BSON.calculateObjectSize(doc, SERIALIZE)
   if (size > MAX_BSON_SIZE) throw documentTooLargeError(size, MAX_BSON_SIZE)
+  // Checked first: bson's shared 17 MiB buffer silently corrupts anything larger.
   return BSON.serialize(doc, SERIALIZE)
 }
 
@@ -31,7 +32,7 @@ export function decodeDocument(bytes: Uint8Array): Document {
  * never aliases caller objects, and values BSON cannot hold are normalized the same way.
  */
 export function copyThroughBson(doc: Document): Document {
-  return decodeDocument(BSON.serialize(doc, SERIALIZE))
+  return decodeDocument(encodeDocument(doc))
 }
 
 /** Documents decoded since the process started. Lets tests prove that scans are lazy. */
