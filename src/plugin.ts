@@ -1,8 +1,11 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import { type TObject, type TSchema, Type } from 'typebox'
 import { handleError } from './error-handler.js'
 import type { MongoModelSchema } from './models.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
+import { buildEmbedRoutes, planEmbed } from './relations/embed-routes.js'
+import { buildLookupRoutes, planLookup } from './relations/lookup-routes.js'
+import { buildPopulator } from './relations/populate.js'
 import { buildCreateRoute } from './routes/create.js'
 import { buildListRoute } from './routes/list.js'
 import { buildReadRoute } from './routes/read.js'
@@ -26,41 +29,69 @@ import type { WireDoc } from './store/store.js'
 export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRouterOptions): Promise<void> {
   const options = resolveRouterOptions(rawOptions)
   const { model } = options
-  const out = options.modelOut ?? model
+  const baseOut = options.modelOut ?? model
   const patch = partialModel(model)
-  const schemas: TSchema[] = [model, out, patch, HTTPErrorSchema as TSchema, ValidationErrorSchema as TSchema]
-  for (const schema of schemas) addSchemaOnce(fastify, schema)
-  fastify.setValidatorCompiler(createValidatorCompiler(schemas))
-  fastify.setSerializerCompiler(createSerializerCompiler(schemas))
-  fastify.setErrorHandler(handleError)
-
   const typed = buildShape(model)
-  const outShape = buildShape(out)
+  const outShape = buildShape(baseOut)
   const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable)
   const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable)
-  const store = createCollectionStore(options.db, options.collectionName, typed, { maxTimeMS: options.maxTimeMS })
-  if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
+  const populator = buildPopulator(options, baseOut, typed)
+  const out = populator?.outSchema ?? baseOut
 
-  const ref = (schema: MongoModelSchema) => ({ $ref: `${schema.$id}#` })
+  const store = createCollectionStore(options.db, options.collectionName, typed, { maxTimeMS: options.maxTimeMS })
   const context = buildRouterContext(
     options,
     store,
     { typed, visible, sortable, scopeShape: typed },
     { visible, typed, limits: options.filterLimits },
-    { body: ref(model), patch: ref(patch), out: ref(out) }
+    { body: ref(model), patch: ref(patch), out: ref(baseOut), read: ref(out) }
   )
-  const serializeItem: (doc: WireDoc) => string = compileModelSerializer(out, schemas)
+  const lookups = options.lookups.map((lookup) => planLookup(lookup, options, context))
+  const embeds = options.embeds.map((embed) => planEmbed(embed, context))
 
+  // Every schema the routes refer to, registered once: named components in OpenAPI, and the
+  // external schemas of this router's validator and serializers.
+  const schemas = uniqueById([
+    model,
+    baseOut,
+    out,
+    patch,
+    HTTPErrorSchema as TSchema,
+    ValidationErrorSchema as TSchema,
+    ...(populator?.schemas ?? []),
+    ...lookups.flatMap((plan) => plan.child.schemas),
+    ...embeds.flatMap((plan) => plan.child.schemas),
+  ])
+  for (const schema of schemas) addSchemaOnce(fastify, schema)
+  fastify.setValidatorCompiler(createValidatorCompiler(schemas))
+  fastify.setSerializerCompiler(createSerializerCompiler(schemas))
+  fastify.setErrorHandler(handleError)
+  if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
+
+  const serializeItem: (doc: WireDoc) => string = compileModelSerializer(out, schemas)
+  const populate = populator === undefined ? undefined : (docs: WireDoc[]) => populator.populate(docs)
   // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
   const listUrl = fastify.prefix === '' ? '/' : ''
   const itemUrl = `/:${context.itemParam}`
   const { disabled } = options
-  if (!disabled.has('GetAll')) fastify.route(buildListRoute(context, listUrl, { serializeItem }))
-  if (!disabled.has('CreateOne')) fastify.route(buildCreateRoute(context, listUrl))
-  if (!disabled.has('GetOne')) fastify.route(buildReadRoute(context, itemUrl))
-  if (!disabled.has('ReplaceOne')) fastify.route(buildReplaceRoute(context, itemUrl))
-  if (!disabled.has('UpdateOne')) fastify.route(buildUpdateRoute(context, itemUrl))
-  if (!disabled.has('DeleteOne')) fastify.route(buildRemoveRoute(context, itemUrl))
+  const routes: RouteOptions[] = []
+  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, { serializeItem, transformPage: populate }))
+  if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
+  if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl, populate && (async (doc) => (await populate([doc]))[0]!)))
+  if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
+  if (!disabled.has('UpdateOne')) routes.push(buildUpdateRoute(context, itemUrl))
+  if (!disabled.has('DeleteOne')) routes.push(buildRemoveRoute(context, itemUrl))
+  for (const plan of lookups) routes.push(...buildLookupRoutes(context, plan, itemUrl, schemas))
+  for (const plan of embeds) routes.push(...buildEmbedRoutes(context, plan, itemUrl))
+  for (const route of routes) fastify.route(route)
+}
+
+const ref = (schema: MongoModelSchema) => ({ $ref: `${schema.$id}#` })
+
+function uniqueById(schemas: TSchema[]): TSchema[] {
+  const byId = new Map<string, TSchema>()
+  for (const schema of schemas) byId.set((schema as { $id: string }).$id, byId.get((schema as { $id: string }).$id) ?? schema)
+  return [...byId.values()]
 }
 
 /** The PATCH body: every field optional, unknown keys still rejected. */

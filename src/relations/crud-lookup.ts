@@ -1,9 +1,11 @@
 import { SetupError } from '../errors.js'
-import { isModel, type MongoModelSchema } from '../models.js'
+import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
 import { checkDependencies, type DependencyOptions, requireName } from './relation-options.js'
 
 export interface CRUDLookupOptions extends DependencyOptions {
   model: MongoModelSchema
+  /** Output model of the children (an extension of the spec): only its fields appear in responses. */
+  modelOut?: MongoModelSchema
   collectionName: string
   /** Path segment of the child routes, without a leading slash (`messages`). */
   prefix: string
@@ -18,6 +20,7 @@ const CODE = 'FMC_ERR_LOOKUP_INVALID'
 /** Declares child routes under a parent item, backed by a second collection. */
 export class CRUDLookup {
   readonly model: MongoModelSchema
+  readonly modelOut: MongoModelSchema | undefined
   readonly collectionName: string
   readonly prefix: string
   readonly localField: string
@@ -28,6 +31,10 @@ export class CRUDLookup {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
     if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDLookup: 'model' must be a model made by MongoModel()`)
     this.model = raw['model']
+    if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
+      throw new SetupError(CODE, `CRUDLookup: 'modelOut' must be a model made by MongoModelOut()`)
+    }
+    this.modelOut = raw['modelOut'] as MongoModelSchema | undefined
     this.collectionName = requireName('CRUDLookup', CODE, raw, 'collectionName')
     const prefix = requireName('CRUDLookup', CODE, raw, 'prefix')
     if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {

@@ -2,15 +2,16 @@ import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
-import { parseFilter } from '../query/parse-filter.js'
-import { parsePage } from '../query/parse-page.js'
+import { type FilterContext, parseFilter } from '../query/parse-filter.js'
+import { type PageLimits, parsePage } from '../query/parse-page.js'
 import { parseSort } from '../query/parse-sort.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
+import type { ShapeNode } from '../schema/model-shape.js'
 import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
 
 /** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
-const STREAM_ABOVE = 1000
+export const STREAM_ABOVE = 1000
 
 export interface ListRouteOptions {
   /** Serializes one document of the list (the output model), for the streamed answer. */
@@ -23,7 +24,7 @@ export interface ListRouteOptions {
 export function buildListRoute(context: RouterContext, url: string, list: ListRouteOptions): RouteOptions {
   const { options } = context
   const route = context.routeOptions('GetAll', {
-    200: { type: 'array', items: context.refs.out, description: 'The matching documents' },
+    200: { type: 'array', items: context.refs.read, description: 'The matching documents' },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
   })
   return {
@@ -42,14 +43,28 @@ export function buildListRoute(context: RouterContext, url: string, list: ListRo
   }
 }
 
-export async function parseListQuery(context: RouterContext, request: FastifyRequest): Promise<ListQuery> {
+async function parseListQuery(context: RouterContext, request: FastifyRequest): Promise<ListQuery> {
   const query = request.query as ListQueryString
-  const { options } = context
-  const sort = parseSort(query, context.sortable, context.typed.kind === 'object' && context.typed.isDocument)
-  const page = parsePage(query, options)
   // With a scope, client filters are ignored (SPEC §4.2 rule 4): the scope alone decides.
-  const filter = options.filterDependency !== undefined ? await context.scope(request) : parseFilter(query.filters, context.filterContext)
-  return { filter, sort, ...page }
+  if (context.options.filterDependency !== undefined) {
+    const { filters: _ignored, ...rest } = query
+    return { ...parseClientQuery(rest, context.listSpec), filter: await context.scope(request) }
+  }
+  return parseClientQuery(query, context.listSpec)
+}
+
+/** What a list (main, lookup children or embedded items) lets clients filter, sort and page by. */
+export interface ListSpec {
+  sortable: ShapeNode
+  filterContext: FilterContext
+  page: PageLimits
+}
+
+export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
+  const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
+  const sort = parseSort(query, spec.sortable, isDocument)
+  const page = parsePage(query, spec.page)
+  return { filter: parseFilter(query.filters, spec.filterContext), sort, ...page }
 }
 
 /**
@@ -57,7 +72,7 @@ export async function parseListQuery(context: RouterContext, request: FastifyReq
  * and a slow client slows the cursor down instead of filling the heap. The first document is read
  * before the status line goes out, so a query the database refuses still gets a proper error status.
  */
-async function streamList(reply: FastifyReply, docs: AsyncIterable<WireDoc>, list: ListRouteOptions): Promise<FastifyReply> {
+export async function streamList(reply: FastifyReply, docs: AsyncIterable<WireDoc>, list: ListRouteOptions): Promise<FastifyReply> {
   const iterator = docs[Symbol.asyncIterator]()
   const head = await iterator.next()
   async function* chunks(): AsyncGenerator<string> {

@@ -6,7 +6,7 @@ import type { RouterContext } from './router-context.js'
 /** GET <prefix>/{id}: the document, or "Document not found" for a missing, invalid or out-of-scope id. */
 export function buildReadRoute(context: RouterContext, url: string, transform?: (doc: WireDoc) => Promise<WireDoc>): RouteOptions {
   const route = context.routeOptions('GetOne', {
-    200: { ...context.refs.out, description: 'The document' },
+    200: { ...context.refs.read, description: 'The document' },
     [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found' },
   })
   return {

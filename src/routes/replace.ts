@@ -8,6 +8,8 @@ import type { RouterContext } from './router-context.js'
 
 /** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
 export function buildReplaceRoute(context: RouterContext, url: string): RouteOptions {
+  // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
+  const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
   const route = context.routeOptions('ReplaceOne', {
     200: { ...context.refs.out, description: 'The replaced document' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not replaced (missing, or a duplicate identifier)' },
@@ -26,7 +28,7 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       const body = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notReplaced()
-      const doc = await writeOrExplain(() => context.store.replace(filter, body), notReplaced)
+      const doc = await writeOrExplain(() => context.store.replace(filter, body, keepOnReplace), notReplaced)
       if (doc === undefined) throw notReplaced()
       return doc
     },

@@ -6,6 +6,7 @@ import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import type { CollectionStore } from '../store/store.js'
+import type { ListSpec } from './list.js'
 
 /** What every route of one router shares, computed once at registration. */
 export interface RouterContext {
@@ -16,10 +17,11 @@ export interface RouterContext {
   readonly visible: ShapeNode
   readonly sortable: ShapeNode
   readonly filterContext: FilterContext
+  readonly listSpec: ListSpec
   /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
   readonly itemParam: string
-  /** `$ref`s of the component schemas. */
-  readonly refs: { body: object, patch: object, out: object }
+  /** `$ref`s of the component schemas; `read` is the output of GET routes (populated), `out` of writes. */
+  readonly refs: { body: object, patch: object, out: object, read: object }
   /** The compiled scope of `filterDependency` for this request; undefined when there is none. */
   scope(request: FastifyRequest): Promise<Filter | undefined>
   /** Identifier AND scope; undefined when the identifier cannot match any document. */
@@ -61,6 +63,7 @@ export function buildRouterContext(
     visible: shapes.visible,
     sortable: shapes.sortable,
     filterContext,
+    listSpec: { sortable: shapes.sortable, filterContext, page: options },
     itemParam,
     refs,
     scope,

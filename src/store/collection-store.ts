@@ -1,9 +1,11 @@
+import { ObjectId } from 'mongodb'
 import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
+import { createArrayItems } from './array-items.js'
 import { toStored, toWire } from './codec.js'
 import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './driver-db.js'
-import { translating } from './map-driver-error.js'
+import { mapDriverError, translating } from './map-driver-error.js'
 import type { CollectionStore, DocChanges, WireDoc } from './store.js'
 import { toMongoFilter } from './to-mongo-filter.js'
 
@@ -25,6 +27,7 @@ export function createCollectionStore(
   const collection: DriverCollection = db.collection(collectionName)
   const timeLimit = options.maxTimeMS === undefined ? {} : { maxTimeMS: options.maxTimeMS }
   const stored = (doc: WireDoc) => toStored(doc, shape) as Document
+  const modelFields = shape.kind === 'object' ? [...shape.fields.keys()] : []
 
   function findOptions(query: ListQuery): DriverFindOptions {
     const found: DriverFindOptions = { ...timeLimit }
@@ -43,7 +46,7 @@ export function createCollectionStore(
       try {
         for await (const doc of cursor) yield toWire(doc)
       } catch (error) {
-        throw (await import('./map-driver-error.js')).mapDriverError(error)
+        throw mapDriverError(error)
       } finally {
         await cursor.close()
       }
@@ -62,10 +65,21 @@ export function createCollectionStore(
         const { insertedId } = await collection.insertOne(document)
         return toWire({ ...document, _id: insertedId })
       }),
-    replace: (filter, doc) =>
+    replace: (filter, doc, keep = []) =>
       translating(async () => {
         const { _id: _ignored, ...replacement } = stored(doc)
-        const after = await collection.findOneAndReplace(toMongoFilter(filter), replacement, { returnDocument: 'after', ...timeLimit })
+        const mongoFilter = toMongoFilter(filter)
+        if (keep.length === 0) {
+          const after = await collection.findOneAndReplace(mongoFilter, replacement, { returnDocument: 'after', ...timeLimit })
+          return after === null ? undefined : toWire(after)
+        }
+        // Keeping embedded arrays: set what was sent, unset the model's other fields, in one atomic update.
+        const unset = modelFields.filter((name) => !(name in replacement) && !keep.includes(name) && name !== '_id')
+        const update: Document = { $set: replacement }
+        if (unset.length > 0) update['$unset'] = Object.fromEntries(unset.map((name) => [name, '']))
+        const after = Object.keys(replacement).length === 0 && unset.length === 0
+          ? await collection.findOne(mongoFilter, timeLimit)
+          : await collection.findOneAndUpdate(mongoFilter, update, { returnDocument: 'after', ...timeLimit })
         return after === null ? undefined : toWire(after)
       }),
     update: (filter, changes: DocChanges) =>
@@ -86,6 +100,13 @@ export function createCollectionStore(
       }),
     remove: (filter) => translating(async () => (await collection.deleteOne(toMongoFilter(filter), timeLimit)).deletedCount === 1),
     removeMany: (filter) => translating(async () => (await collection.deleteMany(toMongoFilter(filter), timeLimit)).deletedCount),
+    findByIds: (ids) =>
+      translating(async () => {
+        const valid = [...new Set(ids)].filter((id) => /^[0-9a-fA-F]{24}$/.test(id)).map((id) => ObjectId.createFromHexString(id))
+        if (valid.length === 0) return []
+        return (await collection.find({ _id: { $in: valid } }, timeLimit).toArray()).map(toWire)
+      }),
+    arrayItems: (field, itemShape) => createArrayItems(collection, field, itemShape, timeLimit),
     ensureUnique: (field) =>
       translating(async () => {
         await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` })

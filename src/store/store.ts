@@ -1,5 +1,6 @@
 import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
+import type { ShapeNode } from '../schema/model-shape.js'
 
 /**
  * A document as the routes see it: JSON-ready, `id` instead of `_id`, identifiers as 24-hex strings.
@@ -23,12 +24,34 @@ export interface CollectionStore {
   findOne(filter: Filter): Promise<WireDoc | undefined>
   /** Inserts a document; a duplicate `_id` or unique field raises StoreError FMC_ERR_STORE_DUPLICATE. */
   insert(doc: WireDoc): Promise<WireDoc>
-  /** Replaces the whole document matching `filter`, keeping its `_id`; undefined when nothing matched. */
-  replace(filter: Filter, doc: WireDoc): Promise<WireDoc | undefined>
+  /**
+   * Replaces the whole document matching `filter`, keeping its `_id` and the fields named in `keep`
+   * (embedded item arrays the model does not declare); undefined when nothing matched.
+   */
+  replace(filter: Filter, doc: WireDoc, keep?: readonly string[]): Promise<WireDoc | undefined>
   update(filter: Filter, changes: DocChanges): Promise<WireDoc | undefined>
   /** Deletes one matching document; false when nothing matched. */
   remove(filter: Filter): Promise<boolean>
   removeMany(filter: Filter): Promise<number>
   /** Creates (idempotently) a unique index on a field. */
   ensureUnique(field: string): Promise<void>
+  /** Documents whose `_id` is one of `ids`, for populating references (one query). */
+  findByIds(ids: readonly string[]): Promise<WireDoc[]>
+  /** The items of an array of sub-documents (an embed) held by this collection's documents. */
+  arrayItems(field: string, itemShape: ShapeNode): ArrayItems
+}
+
+/**
+ * Items stored in an array field of a parent document. `undefined` from a read means the parent
+ * does not exist (or is outside `parent`'s scope).
+ */
+export interface ArrayItems {
+  list(parent: Filter, query: ListQuery): Promise<WireDoc[] | undefined>
+  get(parent: Filter, itemId: string): Promise<{ item: WireDoc | undefined } | undefined>
+  /** Adds an item (a new id unless it brings a valid one); undefined when the parent is missing or the id is taken. */
+  push(parent: Filter, item: WireDoc): Promise<WireDoc | undefined>
+  /** Merges changes into one item; undefined when the parent or the item is missing. */
+  update(parent: Filter, itemId: string, changes: WireDoc): Promise<WireDoc | undefined>
+  /** Removes one item; false when the parent or the item is missing. */
+  pull(parent: Filter, itemId: string): Promise<boolean>
 }

@@ -1,10 +1,10 @@
-import { CRUDRouter, createApp } from '../../src/index.ts'
+import { CRUDRouter, type CRUDRouterOptions, createApp } from '../../src/index.ts'
 import type { OpenedStore, StoreMode } from './stores.ts'
 
 export type App = Awaited<ReturnType<typeof createApp>>
 
 /** CRUDRouter's options, minus the `db` the harness fills in from the store mode. */
-export type RouterOptions = Omit<Parameters<typeof CRUDRouter>[1], 'db'>
+export type RouterOptions = Omit<CRUDRouterOptions, 'db'>
 
 export interface TestApp {
   app: App

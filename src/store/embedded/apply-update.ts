@@ -1,4 +1,5 @@
 import { update as mingoUpdate } from 'mingo'
+import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { copyThroughBson } from './bson-codec.js'
 import { checkUpdate } from './check-update.js'
@@ -22,7 +23,7 @@ export function applyUpdate(doc: Document, update: Document, filter: Document, a
   try {
     const concrete = expandPositional(doc, modifier, filter, arrayFilters)
     if (Object.keys(concrete).length === 0) return false
-    changed = mingoUpdate(doc, concrete)
+    changed = mingoUpdate(doc, concrete, undefined, undefined, { queryOptions: MINGO_OPTIONS })
   } catch (error) {
     throw toServerError(error as Error)
   }

@@ -1,4 +1,5 @@
 import { Query } from 'mingo'
+import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
 
@@ -15,7 +16,7 @@ export function compileFilter(filter: Document): Matcher {
   if (Object.keys(filter).length === 0) return () => true
   let query: Query
   try {
-    query = new Query(filter, {})
+    query = new Query(filter, MINGO_OPTIONS)
   } catch (error) {
     throw badValueError((error as Error).message)
   }

@@ -1,4 +1,5 @@
 import { Query } from 'mingo'
+import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
 
@@ -59,7 +60,7 @@ function expand(doc: Document, segments: string[], filter: Document, filters: Ma
 function positionalIndex(doc: Document, field: string, array: unknown, filter: Document): number {
   const conditions = Object.entries(filter).filter(([k]) => k === field || k.startsWith(`${field}.`))
   if (Array.isArray(array) && conditions.length > 0) {
-    const query = new Query(Object.fromEntries(conditions), {})
+    const query = new Query(Object.fromEntries(conditions), MINGO_OPTIONS)
     const index = array.findIndex((element) => query.test(nest(field, [element])))
     if (index >= 0) return index
   }
@@ -79,5 +80,5 @@ function compileArrayFilters(arrayFilters: Document[]): Map<string, Query> {
       grouped.set(id, { ...grouped.get(id), [key]: condition })
     }
   }
-  return new Map([...grouped].map(([id, conditions]) => [id, new Query(conditions, {})]))
+  return new Map([...grouped].map(([id, conditions]) => [id, new Query(conditions, MINGO_OPTIONS)]))
 }

@@ -3,6 +3,7 @@ import type { Document, DriverFindOptions } from '../driver-db.js'
 import { compileFilter } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import { badValueError } from './errors.js'
+import { MINGO_OPTIONS } from './mingo-options.js'
 import type { CollectionStorage } from './persist/storage.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector } from './sort-documents.js'
@@ -41,12 +42,16 @@ export function* readDocuments(
   return undefined
 }
 
-function compileProjection(projection: Document | undefined): (doc: Document) => Document {
+export function compileProjection(projection: Document | undefined): (doc: Document) => Document {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc
-  const query = new Query({}, {})
+  const query = new Query({}, MINGO_OPTIONS)
   return (doc) => {
     try {
-      return query.find<Document>([doc], projection).next() as Document
+      const projected = query.find<Document>([doc], projection).next() as Document
+      // The server keeps `_id` first; mingo appends the fields it includes before it.
+      if (!Object.hasOwn(projected, '_id')) return projected
+      const { _id, ...rest } = projected
+      return { _id, ...rest }
     } catch (error) {
       throw badValueError((error as Error).message)
     }

@@ -40,6 +40,15 @@ export class LmdbStorage implements Storage {
     await Promise.all([this.#catalog.put(`indexes:${collection}`, indexes), this.#register(collection)])
   }
 
+  listCollections(): string[] {
+    return [...this.#catalog.getKeys({ start: 'collection:', end: 'collection;' })].map((key) => key.slice('collection:'.length))
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    await (this.collection(name) as LmdbCollection).clear()
+    await Promise.all([this.#catalog.remove(`collection:${name}`), this.#catalog.remove(`indexes:${name}`)])
+  }
+
   async dropAll(): Promise<void> {
     const names = [...this.#catalog.getKeys({ start: 'collection:', end: 'collection;' })]
     for (const key of names) {

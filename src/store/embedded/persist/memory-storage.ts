@@ -22,7 +22,17 @@ export class MemoryStorage implements Storage {
   }
 
   async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
+    this.collection(collection)
     this.#indexes.set(collection, indexes)
+  }
+
+  listCollections(): string[] {
+    return [...this.#collections].filter(([name, c]) => c.exists || this.#indexes.has(name)).map(([name]) => name)
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    this.#collections.get(name)?.clear()
+    this.#indexes.delete(name)
   }
 
   async dropAll(): Promise<void> {
@@ -35,6 +45,8 @@ export class MemoryStorage implements Storage {
 
 class MemoryCollection implements CollectionStorage {
   readonly #docs = new Map<string, Uint8Array>()
+  /** Set by the first write, like a server collection that exists once written to. */
+  exists = false
 
   get(key: string): Uint8Array | undefined {
     return this.#docs.get(key)
@@ -42,6 +54,7 @@ class MemoryCollection implements CollectionStorage {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     this.#docs.set(key, bytes)
+    this.exists = true
   }
 
   async remove(key: string): Promise<void> {
@@ -55,5 +68,6 @@ class MemoryCollection implements CollectionStorage {
 
   clear(): void {
     this.#docs.clear()
+    this.exists = false
   }
 }

@@ -25,6 +25,10 @@ export interface Storage {
   collection(name: string): CollectionStorage
   readIndexes(collection: string): StoredIndex[]
   writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void>
+  /** Storage names of the collections that exist (were written to, or have index definitions). */
+  listCollections(): string[]
+  /** Removes one collection's documents and index definitions; it then no longer exists. */
+  dropCollection(name: string): Promise<void>
   /** Removes every collection and index definition. */
   dropAll(): Promise<void>
   close(): Promise<void>

@@ -1,0 +1,37 @@
+import { type TObject, type TSchema, Type } from 'typebox'
+import type { MongoModelSchema } from '../models.js'
+import type { FilterContext } from '../query/parse-filter.js'
+import type { ListSpec } from '../routes/list.js'
+import { buildShape, type ShapeNode } from '../schema/model-shape.js'
+
+/** Everything a child resource (lookup children, embedded items) needs from its models, built once. */
+export interface ChildModel {
+  readonly model: MongoModelSchema
+  readonly out: MongoModelSchema
+  readonly typed: ShapeNode
+  readonly patch: MongoModelSchema
+  readonly listSpec: ListSpec
+  readonly schemas: TSchema[]
+}
+
+export function buildChildModel(
+  model: MongoModelSchema,
+  modelOut: MongoModelSchema | undefined,
+  parentListSpec: ListSpec
+): ChildModel {
+  const out = modelOut ?? model
+  const typed = buildShape(model)
+  const visible = buildShape(out)
+  const patch = { ...Type.Partial(model as unknown as TObject), $id: `${model.$id}Patch`, additionalProperties: false } as unknown as MongoModelSchema
+  const filterContext: FilterContext = { visible, typed, limits: parentListSpec.filterContext.limits }
+  return {
+    model,
+    out,
+    typed,
+    patch,
+    listSpec: { sortable: visible, filterContext, page: parentListSpec.page },
+    schemas: [model, out, patch],
+  }
+}
+
+export const ref = (schema: MongoModelSchema) => ({ $ref: `${schema.$id}#` })

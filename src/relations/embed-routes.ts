@@ -1,0 +1,118 @@
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { notCreated, notDeleted, notUpdated } from '../errors.js'
+import type { ListQueryString } from '../query/list-query.js'
+import { listQuerySchema } from '../query/list-query.js'
+import { writeOrExplain } from '../routes/create.js'
+import { parseClientQuery } from '../routes/list.js'
+import type { RouterContext } from '../routes/router-context.js'
+import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
+import type { ArrayItems, WireDoc } from '../store/store.js'
+import { buildChildModel, type ChildModel, ref } from './child-model.js'
+import type { CRUDEmbed } from './crud-embed.js'
+import { withSchema } from './lookup-routes.js'
+import { childParams, childRouteOptions, parentFilter } from './parent.js'
+
+const ITEM_PARAM = 'embed_id'
+
+export interface EmbedPlan {
+  readonly embed: CRUDEmbed
+  readonly child: ChildModel
+  readonly items: ArrayItems
+}
+
+export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
+  const child = buildChildModel(embed.model, embed.modelOut, context.listSpec)
+  return { embed, child, items: context.store.arrayItems(embed.embedName, child.typed) }
+}
+
+/**
+ * The five routes of SPEC §4.5 at `<item>/<embedName>`. Every write is a single atomic update of
+ * the parent; when it matches nothing, a second read tells a missing parent (not found) from a
+ * missing or duplicate item (the write's own 422).
+ */
+export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUrl: string): RouteOptions[] {
+  const { embed, child, items } = plan
+  const listUrl = `${itemUrl}/${embed.embedName}`
+  const oneUrl = `${listUrl}/:${ITEM_PARAM}`
+  const deps = embed.dependencies
+  const itemId = (request: FastifyRequest) => (request.params as Record<string, string>)[ITEM_PARAM] ?? ''
+  const name = `${embed.embedName} of one ${context.options.collectionName} document`
+
+  async function explainMiss(request: FastifyRequest, refused: () => Error): Promise<never> {
+    const parent = await context.store.findOne(await parentFilter(context, request))
+    throw parent === undefined ? context.notFound() : refused()
+  }
+
+  return [
+    {
+      method: 'GET',
+      url: listUrl,
+      ...withSchema(childRouteOptions(context, deps, 'GetAll', childParams(context), {
+        200: { type: 'array', items: ref(child.out), description: 'The embedded items' },
+        422: { ...validationErrorRef, description: 'Invalid query parameters' },
+      }), { summary: `List the ${name}`, querystring: listQuerySchema }),
+      handler: async (request: FastifyRequest) => {
+        const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
+        const found = await items.list(await parentFilter(context, request), query)
+        if (found === undefined) throw context.notFound()
+        return found
+      },
+    },
+    {
+      method: 'POST',
+      url: listUrl,
+      ...withSchema(childRouteOptions(context, deps, 'CreateOne', childParams(context), {
+        201: { ...ref(child.out), description: 'The added item' },
+        422: { ...validationErrorRef, description: 'Invalid body, the item id is taken, or the parent would exceed 16 MB' },
+      }), { summary: `Add one of the ${name}`, body: ref(child.model) }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const filter = await parentFilter(context, request)
+        const created = await writeOrExplain(() => items.push(filter, request.body as WireDoc), notCreated)
+        if (created === undefined) return explainMiss(request, notCreated)
+        return reply.code(201).send(created)
+      },
+    },
+    {
+      method: 'GET',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'GetOne', childParams(context, ITEM_PARAM), {
+        200: { ...ref(child.out), description: 'The item' },
+      }), { summary: `Get one of the ${name}` }),
+      handler: async (request: FastifyRequest) => {
+        const found = await items.get(await parentFilter(context, request), itemId(request))
+        if (found?.item === undefined) throw context.notFound()
+        return found.item
+      },
+    },
+    {
+      method: 'PATCH',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', childParams(context, ITEM_PARAM), {
+        200: { ...ref(child.out), description: 'The updated item' },
+        422: { ...validationErrorRef, description: 'Invalid body, or the item was not updated (missing)' },
+      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
+      handler: async (request: FastifyRequest) => {
+        const { id, ...changes } = request.body as WireDoc
+        if (id !== undefined && id !== null && String(id).toLowerCase() !== itemId(request).toLowerCase()) {
+          throw notUpdated()
+        }
+        const filter = await parentFilter(context, request)
+        const updated = await writeOrExplain(() => items.update(filter, itemId(request), changes), notUpdated)
+        return updated ?? explainMiss(request, notUpdated)
+      },
+    },
+    {
+      method: 'DELETE',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', childParams(context, ITEM_PARAM), {
+        204: { type: 'null', description: 'Removed' },
+        422: { ...errorRef, description: 'Item not deleted (missing, or already deleted)' },
+      }), { summary: `Remove one of the ${name}` }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const filter = await parentFilter(context, request)
+        if (!(await items.pull(filter, itemId(request)))) return explainMiss(request, notDeleted)
+        return reply.code(204).send()
+      },
+    },
+  ]
+}

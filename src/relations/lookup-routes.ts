@@ -1,0 +1,181 @@
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { invalidBody, notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
+import type { MongoModelSchema } from '../models.js'
+import type { ResolvedRouterOptions } from '../options.js'
+import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
+import type { ListQueryString } from '../query/list-query.js'
+import { listQuerySchema } from '../query/list-query.js'
+import { writeOrExplain } from '../routes/create.js'
+import { parseClientQuery, STREAM_ABOVE, streamList } from '../routes/list.js'
+import type { RouterContext } from '../routes/router-context.js'
+import { validationErrorRef } from '../schema/error-schemas.js'
+import { nodeAt } from '../schema/model-shape.js'
+import { compileModelSerializer } from '../schema/serializer.js'
+import { createCollectionStore } from '../store/collection-store.js'
+import type { CollectionStore, WireDoc } from '../store/store.js'
+import { buildChildModel, type ChildModel, ref } from './child-model.js'
+import type { CRUDLookup } from './crud-lookup.js'
+import { childParams, childRouteOptions, loadParent } from './parent.js'
+
+const CHILD_PARAM = 'child_id'
+
+/** A lookup resolved at registration: its store, models and the create body without the foreign field. */
+export interface LookupPlan {
+  readonly lookup: CRUDLookup
+  readonly child: ChildModel
+  readonly createBody: MongoModelSchema
+  readonly store: CollectionStore
+}
+
+export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, context: RouterContext): LookupPlan {
+  const child = buildChildModel(lookup.model, lookup.modelOut, context.listSpec)
+  if (nodeAt(child.typed, [lookup.foreignField]) === undefined) {
+    throw new SetupError('FMC_ERR_LOOKUP_INVALID', `CRUDLookup '${lookup.prefix}': 'foreignField' ${JSON.stringify(lookup.foreignField)} is not a field of the child model ${lookup.model.$id}`)
+  }
+  if (lookup.localField !== '_id' && nodeAt(context.typed, [lookup.localField]) === undefined) {
+    throw new SetupError('FMC_ERR_LOOKUP_INVALID', `CRUDLookup '${lookup.prefix}': 'localField' ${JSON.stringify(lookup.localField)} is not a field of the parent model`)
+  }
+  // The foreign field comes from the path, so the body may leave it out even when the model requires it.
+  const required = (lookup.model as { required?: string[] }).required?.filter((name) => name !== lookup.foreignField)
+  const createBody = { ...lookup.model, $id: `${lookup.model.$id}Create`, required } as MongoModelSchema
+  if (required === undefined || required.length === 0) delete (createBody as { required?: unknown }).required
+  child.schemas.push(createBody)
+  const store = createCollectionStore(options.db, lookup.collectionName, child.typed, { maxTimeMS: options.maxTimeMS })
+  return { lookup, child, createBody, store }
+}
+
+/** The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`. */
+export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, allSchemas: readonly object[]): RouteOptions[] {
+  const { lookup, child, store } = plan
+  const listUrl = `${itemUrl}/${lookup.prefix}`
+  const oneUrl = `${listUrl}/:${CHILD_PARAM}`
+  const deps = lookup.dependencies
+  const serializeItem = compileModelSerializer(child.out, allSchemas as never)
+  const foreignNode = nodeAt(child.typed, [lookup.foreignField]) ?? { kind: 'any' as const }
+
+  /** The parent's local value as the child stores it, and the filter selecting that parent's children. */
+  async function parentLink(request: FastifyRequest): Promise<{ value: unknown, children: Filter }> {
+    const parent = await loadParent(context, request)
+    const raw = parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null
+    const value = foreignNode.kind === 'objectId' && typeof raw === 'string' ? new IdRef(raw) : (raw as string | number | null)
+    return { value: raw, children: fieldEquals(lookup.foreignField, value) }
+  }
+  function childFilter(request: FastifyRequest, children: Filter): Filter | undefined {
+    const id = (request.params as Record<string, string>)[CHILD_PARAM] ?? ''
+    return /^[0-9a-fA-F]{24}$/.test(id) ? allOf(fieldEquals('_id', new IdRef(id.toLowerCase())), children) : undefined
+  }
+  /** Sets the foreign field from the path; a body naming another parent is refused. */
+  function linkBody(request: FastifyRequest, value: unknown): WireDoc {
+    const { id: _id, ...body } = request.body as WireDoc
+    const sent = body[lookup.foreignField]
+    if (sent !== undefined && String(sent).toLowerCase() !== String(value).toLowerCase()) {
+      throw invalidBody([{ loc: ['body', lookup.foreignField], msg: 'Must be the parent in the path, or left out', type: 'foreign_key_mismatch' }])
+    }
+    return { ...body, [lookup.foreignField]: value }
+  }
+  const name = `${lookup.prefix} of one ${context.options.collectionName} document`
+
+  return [
+    {
+      method: 'GET',
+      url: listUrl,
+      ...withSchema(childRouteOptions(context, deps, 'GetAll', childParams(context), {
+        200: { type: 'array', items: ref(child.out), description: 'The children of the parent' },
+        422: { ...validationErrorRef, description: 'Invalid query parameters' },
+      }), { summary: `List the ${name}`, querystring: listQuerySchema }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const { children } = await parentLink(request)
+        const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
+        const scoped = { ...query, filter: allOf(children, query.filter) }
+        if (scoped.limit !== undefined && scoped.limit <= STREAM_ABOVE) return store.find(scoped)
+        return streamList(reply, store.list(scoped), { serializeItem })
+      },
+    },
+    {
+      method: 'POST',
+      url: listUrl,
+      ...withSchema(childRouteOptions(context, deps, 'CreateOne', childParams(context), {
+        201: { ...ref(child.out), description: 'The created child' },
+        422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
+      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody) }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const { value } = await parentLink(request)
+        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), notCreated)
+        return reply.code(201).send(created)
+      },
+    },
+    {
+      method: 'GET',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'GetOne', childParams(context, CHILD_PARAM), {
+        200: { ...ref(child.out), description: 'The child' },
+      }), { summary: `Get one of the ${name}` }),
+      handler: async (request: FastifyRequest) => {
+        const filter = childFilter(request, (await parentLink(request)).children)
+        const doc = filter === undefined ? undefined : await store.findOne(filter)
+        if (doc === undefined) throw context.notFound()
+        return doc
+      },
+    },
+    {
+      method: 'PUT',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', childParams(context, CHILD_PARAM), {
+        200: { ...ref(child.out), description: 'The replaced child' },
+        422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
+      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody) }),
+      handler: async (request: FastifyRequest) => {
+        const { value, children } = await parentLink(request)
+        checkBodyId(request)
+        const body = linkBody(request, value)
+        const filter = childFilter(request, children)
+        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.replace(filter, body), notReplaced)
+        if (doc === undefined) throw notReplaced()
+        return doc
+      },
+    },
+    {
+      method: 'PATCH',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', childParams(context, CHILD_PARAM), {
+        200: { ...ref(child.out), description: 'The updated child' },
+        422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
+      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
+      handler: async (request: FastifyRequest) => {
+        const { value, children } = await parentLink(request)
+        checkBodyId(request)
+        const changes = linkBody(request, value)
+        const filter = childFilter(request, children)
+        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.update(filter, { set: changes }), notUpdated)
+        if (doc === undefined) throw notUpdated()
+        return doc
+      },
+    },
+    {
+      method: 'DELETE',
+      url: oneUrl,
+      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', childParams(context, CHILD_PARAM), {
+        204: { type: 'null', description: 'Deleted' },
+        422: { ...validationErrorRef, description: 'Child not deleted (missing, or already deleted)' },
+      }), { summary: `Delete one of the ${name}` }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const filter = childFilter(request, (await parentLink(request)).children)
+        if (filter === undefined || !(await store.remove(filter))) throw notDeleted()
+        return reply.code(204).send()
+      },
+    },
+  ]
+}
+
+/** A body `id` may repeat the path's child id, never change it. */
+function checkBodyId(request: FastifyRequest): void {
+  const id = (request.body as WireDoc)['id']
+  const pathId = (request.params as Record<string, string>)[CHILD_PARAM]
+  if (id !== undefined && id !== null && String(id).toLowerCase() !== pathId?.toLowerCase()) {
+    throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
+  }
+}
+
+export function withSchema<T extends { schema: Record<string, unknown> }>(route: T, extra: Record<string, unknown>): T {
+  return { ...route, schema: { ...route.schema, ...extra } }
+}

@@ -1,0 +1,57 @@
+import type { FastifyRequest } from 'fastify'
+import type { RouteName } from '../options.js'
+import type { Filter } from '../query/filter.js'
+import type { RouterContext } from '../routes/router-context.js'
+import { errorRef } from '../schema/error-schemas.js'
+import type { WireDoc } from '../store/store.js'
+import type { DependencyOptions } from './relation-options.js'
+
+/**
+ * What child routes (lookups and embeds) share: the parent is looked up through the parent router's
+ * identifier and scope, so a child route can never reach a parent the caller could not GET.
+ */
+export async function parentFilter(context: RouterContext, request: FastifyRequest): Promise<Filter> {
+  const filter = await context.itemFilter(request)
+  if (filter === undefined) throw context.notFound()
+  return filter
+}
+
+export async function loadParent(context: RouterContext, request: FastifyRequest): Promise<WireDoc> {
+  const parent = await context.store.findOne(await parentFilter(context, request))
+  if (parent === undefined) throw context.notFound()
+  return parent
+}
+
+/**
+ * Schema and hooks of one child route: the parent router's tags, its `dependenciesGetOne` (child
+ * routes read the parent), then the declaration's own dependencies for that route.
+ */
+export function childRouteOptions(
+  context: RouterContext,
+  own: Required<DependencyOptions>,
+  name: RouteName,
+  params: object,
+  responses: Record<number, object>
+) {
+  const dependencies = [...context.options.dependencies.GetOne, ...own[`dependencies${name}`]]
+  const schema: Record<string, unknown> = {
+    tags: [...context.options.tags],
+    params,
+    response: {
+      ...responses,
+      [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found (the parent, or the child on GET)' },
+      ...(dependencies.length > 0 ? { 403: { ...errorRef, description: 'Refused by a dependency' } } : {}),
+    },
+  }
+  const preValidation = dependencies.map((dependency) => async (request: FastifyRequest, reply: Parameters<typeof dependency>[1]) => {
+    await dependency(request, reply)
+  })
+  return preValidation.length > 0 ? { schema, preValidation } : { schema }
+}
+
+/** Path parameters of child routes: the parent's identifier, then the child's own id if any. */
+export function childParams(context: RouterContext, childParam?: string) {
+  const properties: Record<string, object> = { [context.itemParam]: { type: 'string', description: "The parent's identifier" } }
+  if (childParam !== undefined) properties[childParam] = { type: 'string', description: 'Child id (24 hexadecimal characters)' }
+  return { type: 'object', properties, required: Object.keys(properties) }
+}

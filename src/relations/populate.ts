@@ -1,0 +1,80 @@
+import type { TSchema } from 'typebox'
+import { SetupError } from '../errors.js'
+import type { MongoModelSchema } from '../models.js'
+import type { ResolvedRouterOptions } from '../options.js'
+import { buildShape, nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { createCollectionStore } from '../store/collection-store.js'
+import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { CRUDPopulate } from './crud-populate.js'
+
+/** Replaces reference ids by the referenced documents, for GET list and GET one. */
+export interface Populator {
+  /** The output schema with each populated field typed as its documents (`<Out>Populated`). */
+  readonly outSchema: MongoModelSchema
+  /** Schemas the output schema refers to, to register as components. */
+  readonly schemas: readonly TSchema[]
+  /** One `$in` query per populated field for the whole page, never one per document. */
+  populate(docs: WireDoc[]): Promise<WireDoc[]>
+}
+
+interface PlannedPopulate {
+  field: string
+  many: boolean
+  store: CollectionStore
+}
+
+const fail = (message: string) => new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: ${message}`)
+
+export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoModelSchema, typed: ShapeNode): Populator | undefined {
+  if (options.populates.length === 0) return undefined
+  const planned: PlannedPopulate[] = []
+  const properties: Record<string, unknown> = { ...baseOut.properties }
+  const schemas: TSchema[] = []
+  for (const populate of options.populates) {
+    const many = checkField(populate, options, typed)
+    const target = populate.modelOut ?? populate.model
+    schemas.push(target)
+    // A field the output model hides stays hidden: it is neither populated nor shown.
+    if (!(populate.field in baseOut.properties)) continue
+    const ref = { $ref: `${target.$id}#` }
+    properties[populate.field] = many ? { type: 'array', items: ref } : { anyOf: [ref, { type: 'null' }] }
+    planned.push({ field: populate.field, many, store: createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS }) })
+  }
+  const outSchema = { ...baseOut, $id: `${baseOut.$id}Populated`, properties } as MongoModelSchema
+  return {
+    outSchema,
+    schemas,
+    async populate(docs) {
+      for (const { field, many, store } of planned) {
+        const ids = docs.flatMap((doc) => idsIn(doc[field]))
+        if (ids.length === 0) continue
+        const found = new Map((await store.findByIds(ids)).map((doc) => [doc['id'] as string, doc]))
+        for (const doc of docs) {
+          const value = doc[field]
+          if (value === undefined) continue
+          // Id order is kept; ids whose documents no longer exist are dropped (or null for a single id).
+          doc[field] = many
+            ? idsIn(value).flatMap((id) => found.get(id) ?? [])
+            : typeof value === 'string' ? (found.get(value) ?? null) : null
+        }
+      }
+      return docs
+    },
+  }
+}
+
+function idsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value]
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
+/** The field must be a top-level ObjectId or array of ObjectIds; returns whether it is an array. */
+function checkField(populate: CRUDPopulate, options: ResolvedRouterOptions, typed: ShapeNode): boolean {
+  if (populate.collection === options.collectionName) {
+    throw fail(`populate of '${populate.field}' points at the router's own collection '${populate.collection}'; self-references are not supported (they could nest without end)`)
+  }
+  const node = nodeAt(typed, [populate.field])
+  if (node?.kind === 'objectId') return false
+  if (node?.kind === 'array' && node.item.kind === 'objectId') return true
+  throw fail(`populate field '${populate.field}' must be a field of the model declared as ObjectIdField() or an array of them`)
+}
