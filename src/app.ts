@@ -15,7 +15,8 @@ export interface CreateAppOptions {
  * library's error format (`{ "detail": ... }`) for everything, unknown routes included.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, ...options.fastify })
+  // Both poisoning shapes are refused while parsing, before any code sees the object.
+  const app = Fastify({ logger: false, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', ...options.fastify })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ detail: `Route ${request.method} ${request.url.split('?')[0]} not found` })

@@ -32,7 +32,9 @@ function describeError(error: HandledError): { status: number, detail: string | 
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 422, detail: [{ loc: ['body'], msg: `JSON decode error: ${error.message}`, type: 'json_invalid' }] }
+      return { status: 422, detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] }
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, detail: error.message }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 422, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }
   }

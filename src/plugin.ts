@@ -14,6 +14,7 @@ import { buildReplaceRoute } from './routes/replace.js'
 import { buildRouterContext } from './routes/router-context.js'
 import { buildUpdateRoute } from './routes/update.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
+import { useJsonBodyParser } from './schema/json-body-parser.js'
 import { buildShape } from './schema/model-shape.js'
 import { restrictShape } from './schema/restrict-shape.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
@@ -66,6 +67,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   fastify.setValidatorCompiler(createValidatorCompiler(schemas))
   fastify.setSerializerCompiler(createSerializerCompiler(schemas))
   fastify.setErrorHandler(handleError)
+  useJsonBodyParser(fastify)
   if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
 
   const serializeItem: (doc: WireDoc) => string = compileModelSerializer(out, schemas)

@@ -1,6 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
+import { findUnsafeRegexPart } from './regex-safety.js'
 
 /**
  * The closed filter grammar. A client's `filters` JSON is parsed into our own AST and never handed to
@@ -155,6 +156,10 @@ class FilterParser {
       new RegExp(pattern, flags.replace('x', ''))
     } catch {
       throw invalidFilter(`filters: $regex on "${key}" is not a valid regular expression`)
+    }
+    const unsafe = findUnsafeRegexPart(pattern)
+    if (unsafe !== undefined) {
+      throw invalidFilter(`filters: $regex on "${key}" is refused: it contains ${unsafe}, which can take exponential time`)
     }
     return { op: 'regex', pattern, options: flags }
   }

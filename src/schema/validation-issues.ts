@@ -39,6 +39,8 @@ function describe(group: ErrorObject[]): { msg: string, type: string } {
   switch (first.keyword) {
     case 'required':
       return { msg: 'Field required', type: 'missing' }
+    case 'forbiddenKey':
+      return { msg: `Input ${first.message ?? 'has a forbidden key'}`, type: 'forbidden_key' }
     case 'additionalProperties':
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }
     case 'type':

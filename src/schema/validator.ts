@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
+import { findForbiddenKey } from './forbidden-keys.js'
 
 /**
  * The router's own validator, so behaviour does not depend on how the host app configured Fastify:
@@ -21,7 +22,12 @@ export function createValidatorCompiler(models: readonly TSchema[]): FastifySche
       cache.set(schema, validate)
     }
     const check = validate
-    return (data: unknown) => (check(data) ? { value: data } : { error: validationError(check.errors ?? []) })
+    if (httpPart !== 'body') return (data: unknown) => (check(data) ? { value: data } : { error: validationError(check.errors ?? []) })
+    return (data: unknown) => {
+      const forbidden = findForbiddenKey(data)
+      if (forbidden !== undefined) return { error: validationError([forbidden]) }
+      return check(data) ? { value: data } : { error: validationError(check.errors ?? []) }
+    }
   }
 }
 
