@@ -36,8 +36,7 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
     schemas.push(target)
     // A field the output model hides stays hidden: it is neither populated nor shown.
     if (!(populate.field in baseOut.properties)) continue
-    const ref = { $ref: `${target.$id}#` }
-    properties[populate.field] = many ? { type: 'array', items: ref } : { anyOf: [ref, { type: 'null' }] }
+    properties[populate.field] = many ? { type: 'array', items: { $ref: `${target.$id}#` } } : nullableCopy(target)
     planned.push({ field: populate.field, many, store: createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS }) })
   }
   const outSchema = { ...baseOut, $id: `${baseOut.$id}Populated`, properties } as MongoModelSchema
@@ -60,6 +59,22 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
       }
       return docs
     },
+  }
+}
+
+/**
+ * A single reference is the document or null. Serializers pick `anyOf` branches by validating the
+ * value, and a stored document with extra fields matches no branch; a nullable object with the
+ * target's properties is serialized field by field instead, so extra (hidden) fields are dropped.
+ * `required` is left out: a referenced document written elsewhere may lack a field.
+ */
+function nullableCopy(target: MongoModelSchema): object {
+  return {
+    type: ['object', 'null'],
+    title: target.$id,
+    description: `The referenced ${target.$id}, or null when it no longer exists`,
+    properties: target.properties,
+    additionalProperties: false,
   }
 }
 
