@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { CRUDRouter, createApp, type DriverDb, HTTPException } from 'fastify-mongo-crud'
-import { Note, User, UserOut, UserOutV1 } from './models.js'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, CRUDRouter, createApp, type DriverDb, HTTPException } from 'fastify-mongo-crud'
+import { Address, Artist, ArtistOut, Message, Note, Track, User, UserOut, UserOutV1 } from './models.js'
 
 /**
  * The demo API. Authentication is deliberately simple (headers set by a gateway in front of it):
@@ -10,7 +10,8 @@ export async function buildDemo(db: DriverDb) {
   const app = await createApp({
     title: 'fastify-mongo-crud demo',
     version: '1.0.0',
-    description: 'Users (password hidden, admin-only delete), per-user notes, two API versions.',
+    description:
+      'Users (password hidden, admin-only delete) with messages and addresses, per-user notes, tracks populating artists, two API versions.',
   })
 
   const adminOnly = async (request: FastifyRequest) => {
@@ -33,6 +34,18 @@ export async function buildDemo(db: DriverDb) {
     prefix: '/api/v1/users',
     tags: ['users v1'],
     dependenciesDeleteOne: [adminOnly],
+    // A user's messages live in their own collection; the addresses inside the user document.
+    lookups: [
+      new CRUDLookup({
+        model: Message,
+        collectionName: 'messages',
+        prefix: 'messages',
+        localField: '_id',
+        foreignField: 'userId',
+        dependenciesDeleteOne: [adminOnly],
+      }),
+    ],
+    embeds: [new CRUDEmbed({ model: Address, embedName: 'addresses' })],
   })
   await app.register(CRUDRouter, {
     model: User,
@@ -59,6 +72,22 @@ export async function buildDemo(db: DriverDb) {
         if (owner !== callerId(request)) throw new HTTPException(403, 'Notes can only be created for yourself')
       },
     ],
+  })
+  await app.register(CRUDRouter, {
+    model: Artist,
+    modelOut: ArtistOut,
+    db,
+    collectionName: 'artists',
+    prefix: '/api/v2/artists',
+    tags: ['music'],
+  })
+  await app.register(CRUDRouter, {
+    model: Track,
+    db,
+    collectionName: 'tracks',
+    prefix: '/api/v2/tracks',
+    tags: ['music'],
+    populates: [new CRUDPopulate({ field: 'artists', collection: 'artists', model: Artist, modelOut: ArtistOut })],
   })
   return app
 }

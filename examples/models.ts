@@ -30,3 +30,35 @@ export const Note = MongoModel('Note', {
   owner: ObjectIdField({ description: 'The user owning the note' }),
   tags: Type.Optional(Type.Array(Type.String())),
 })
+
+/** Artists keep a private contact e-mail that only the artists router itself stores. */
+export const Artist = MongoModel('Artist', {
+  name: Type.String({ minLength: 1 }),
+  country: Type.Optional(Type.String()),
+  contactEmail: Type.Optional(Type.String({ format: 'email' })),
+})
+export const ArtistOut = MongoModelOut('ArtistOut', {
+  name: Type.String(),
+  country: Type.Optional(Type.String()),
+})
+
+/** Tracks reference their artists; GET responses populate them. */
+export const Track = MongoModel('Track', {
+  title: Type.String({ minLength: 1 }),
+  durationSeconds: Type.Integer({ minimum: 1 }),
+  artists: Type.Array(ObjectIdField(), { description: 'Artist ids; populated on GET' }),
+})
+
+/** Messages of a user: a second collection, reached under /users/{id}/messages. */
+export const Message = MongoModel('Message', {
+  text: Type.String({ minLength: 1, maxLength: 2000 }),
+  userId: ObjectIdField({ description: 'Set from the path' }),
+  sentAt: Type.Optional(Type.String({ format: 'date-time' })),
+})
+
+/** Addresses of a user: stored inside the user document, reached under /users/{id}/addresses. */
+export const Address = MongoModel('Address', {
+  label: Type.String(),
+  city: Type.String(),
+  zip: Type.Optional(Type.String()),
+})
