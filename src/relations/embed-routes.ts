@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { notCreated, notDeleted, notUpdated } from '../errors.js'
+import { invalidBody, notCreated, notDeleted, notUpdated } from '../errors.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
@@ -94,7 +94,7 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       handler: async (request: FastifyRequest) => {
         const { id, ...changes } = request.body as WireDoc
         if (id !== undefined && id !== null && String(id).toLowerCase() !== itemId(request).toLowerCase()) {
-          throw notUpdated()
+          throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
         }
         const filter = await parentFilter(context, request)
         const updated = await writeOrExplain(() => items.update(filter, itemId(request), changes), notUpdated)

@@ -8,7 +8,7 @@ import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
 import { parseClientQuery, STREAM_ABOVE, streamList } from '../routes/list.js'
 import type { RouterContext } from '../routes/router-context.js'
-import { validationErrorRef } from '../schema/error-schemas.js'
+import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
 import { compileModelSerializer } from '../schema/serializer.js'
 import { createCollectionStore } from '../store/collection-store.js'
@@ -156,7 +156,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'DeleteOne', childParams(context, CHILD_PARAM), {
         204: { type: 'null', description: 'Deleted' },
-        422: { ...validationErrorRef, description: 'Child not deleted (missing, or already deleted)' },
+        422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
       }), { summary: `Delete one of the ${name}` }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = childFilter(request, (await parentLink(request)).children)

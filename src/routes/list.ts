@@ -12,6 +12,8 @@ import type { RouterContext } from './router-context.js'
 
 /** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
 export const STREAM_ABOVE = 1000
+/** Streamed lists are read, populated and written in batches of this many documents. */
+const STREAM_BATCH = 1000
 
 export interface ListRouteOptions {
   /** Serializes one document of the list (the output model), for the streamed answer. */
@@ -90,7 +92,7 @@ export async function streamList(reply: FastifyReply, docs: AsyncIterable<WireDo
     try {
       for (let next = head; next.done !== true; next = await iterator.next()) {
         batch.push(next.value)
-        if (batch.length >= 100) yield* flush()
+        if (batch.length >= STREAM_BATCH) yield* flush()
       }
       yield* flush()
     } finally {

@@ -9,7 +9,17 @@ import type { Document } from './driver-db.js'
  */
 export function toMongoFilter(filter: Filter | undefined): Document {
   if (filter === undefined) return {}
-  if (filter.kind === 'field') return { [filter.path]: toConditions(filter.conditions) }
+  if (filter.kind === 'field') {
+    // A lone equality is written `{ path: value }`, the form engines recognize for point lookups.
+    const only = filter.conditions.length === 1 ? filter.conditions[0] : undefined
+    if (only?.op === 'eq' && !isPlainObject(only.value)) return { [filter.path]: toMongoValue(only.value) }
+    return { [filter.path]: toConditions(filter.conditions) }
+  }
+  if (filter.kind === 'and' && filter.items.every((item) => item.kind === 'field')) {
+    // A conjunction of distinct fields is a plain filter document, which engines can use indexes on.
+    const paths = new Set(filter.items.map((item) => (item as { path: string }).path))
+    if (paths.size === filter.items.length) return Object.assign({}, ...filter.items.map(toMongoFilter))
+  }
   return { [`$${filter.kind}`]: filter.items.map(toMongoFilter) }
 }
 
@@ -55,4 +65,8 @@ export function toMongoValue(value: FilterValue): unknown {
     return out
   }
   return value
+}
+
+function isPlainObject(value: FilterValue): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof IdRef)
 }

@@ -1,11 +1,11 @@
 import { update as mingoUpdate } from 'mingo'
-import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { copyThroughBson } from './bson-codec.js'
 import { checkUpdate } from './check-update.js'
 import { badValueError, conflictingUpdateError, immutableFieldError, invalidArgumentError } from './errors.js'
 import { expandPositional } from './expand-positional.js'
 import { formatValue } from './format-value.js'
+import { MINGO_OPTIONS } from './mingo-options.js'
 import { toValueKey } from './value-key.js'
 
 /**

@@ -1,7 +1,8 @@
 import { Query } from 'mingo'
-import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
+import { MINGO_OPTIONS } from './mingo-options.js'
+import { normalizeFilter } from './normalize-filter.js'
 
 export type Matcher = (doc: Document) => boolean
 
@@ -16,7 +17,7 @@ export function compileFilter(filter: Document): Matcher {
   if (Object.keys(filter).length === 0) return () => true
   let query: Query
   try {
-    query = new Query(filter, MINGO_OPTIONS)
+    query = new Query(normalizeFilter(filter), MINGO_OPTIONS)
   } catch (error) {
     throw badValueError((error as Error).message)
   }

@@ -1,7 +1,7 @@
 import { Query } from 'mingo'
-import { MINGO_OPTIONS } from './mingo-options.js'
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
+import { MINGO_OPTIONS } from './mingo-options.js'
 
 /**
  * Rewrites positional update paths (`a.$.x`, `a.$[].x`, `a.$[id].x`) into concrete index paths

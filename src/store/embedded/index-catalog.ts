@@ -69,6 +69,21 @@ export class IndexCatalog {
     return name
   }
 
+  /** The stored definitions (the `_id` index is implicit and not among them). */
+  list(): StoredIndex[] {
+    return this.#storage.readIndexes(this.#collection)
+  }
+
+  /** Drops one index by name, or every index but `_id`'s with `*`; false when none matched. */
+  async drop(name: string): Promise<boolean> {
+    const kept = name === '*' ? [] : this.#defined.filter((d) => d.name !== name)
+    if (kept.length === this.#defined.length && name !== '*') return false
+    await this.#storage.writeIndexes(this.#collection, kept)
+    this.#defined = kept
+    this.#unique = this.#unique.filter((index) => kept.some((d) => d.name === index.name))
+    return true
+  }
+
   clear(): void {
     this.#defined = []
     this.#unique = []

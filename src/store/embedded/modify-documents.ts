@@ -2,9 +2,9 @@ import type { Document } from '../driver-db.js'
 import { applyUpdate, buildReplacement } from './apply-update.js'
 import { copyThroughBson, decodeDocument, encodeDocument } from './bson-codec.js'
 import { buildUpsertDocument, isOperatorUpdate, withoutInsertOnly } from './build-upsert.js'
+import { checkId } from './check-id.js'
 import type { CollectionCore, Found } from './collection-core.js'
 import { failedToParseError } from './errors.js'
-import { checkId } from './check-id.js'
 import type { SortSpec } from './sort-documents.js'
 
 export interface ModifyOptions {

@@ -1,0 +1,108 @@
+/**
+ * Requests per second of the generated routes against a hand-written Fastify baseline doing the same
+ * work over the same embedded engine (JSON schemas for validation and serialization, the collection
+ * API called directly). Both servers run side by side in this process; rounds alternate between them
+ * so machine noise hits both alike. We report medians and the ratio ours / baseline.
+ */
+import autocannon from 'autocannon'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { ObjectId } from 'mongodb'
+import { CRUDRouter, createApp, MongoModel, MongoModelOut, openEmbedded, Type } from '../src/index.ts'
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3)
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3)
+const DOCS = 2000
+
+const User = MongoModel('User', { name: Type.String(), email: Type.String(), password: Type.String(), age: Type.Integer() })
+const UserOut = MongoModelOut('UserOut', { name: Type.String(), email: Type.String(), age: Type.Integer() })
+
+async function buildOurs(db: Awaited<ReturnType<typeof openEmbedded>>): Promise<FastifyInstance> {
+  const app = await createApp({ title: 'bench', version: '1' })
+  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/users' })
+  return app
+}
+
+/** What a careful developer writes by hand for the same three routes. */
+async function buildBaseline(db: Awaited<ReturnType<typeof openEmbedded>>): Promise<FastifyInstance> {
+  const app = Fastify()
+  const users = db.collection('users')
+  const out = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' } } }
+  const toOut = (doc: Record<string, unknown>) => ({ ...doc, id: String(doc['_id']) })
+  app.get('/users/:id', { schema: { response: { 200: out } } }, async (request, reply) => {
+    const { id } = request.params as { id: string }
+    const doc = ObjectId.isValid(id) ? await users.findOne({ _id: new ObjectId(id) }) : null
+    if (doc === null) return reply.code(400).send({ detail: 'Document not found' })
+    return toOut(doc)
+  })
+  app.get('/users', { schema: { response: { 200: { type: 'array', items: out } } } }, async (request) => {
+    const q = request.query as { limit?: string, filters?: string }
+    const filter = q.filters === undefined ? {} : JSON.parse(q.filters)
+    return (await users.find(filter, { limit: Number(q.limit ?? 20), sort: { age: 1, _id: 1 } }).toArray()).map(toOut)
+  })
+  app.post('/users', {
+    schema: {
+      body: { type: 'object', required: ['name', 'email', 'password', 'age'], additionalProperties: false, properties: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, age: { type: 'integer' } } },
+      response: { 201: out },
+    },
+  }, async (request, reply) => {
+    const doc = { ...(request.body as object) } as Record<string, unknown>
+    await users.insertOne(doc)
+    return reply.code(201).send(toOut(doc))
+  })
+  return app
+}
+
+interface Scenario { name: string, request: (base: string, id: string) => autocannon.Options }
+
+const scenarios: Scenario[] = [
+  { name: 'GET one', request: (url, id) => ({ url: `${url}/users/${id}` }) },
+  { name: 'GET list (filter, sort, limit 20)', request: (url) => ({ url: `${url}/users?limit=20&sort_by=age&filters=${encodeURIComponent('{"age":{"$gte":30}}')}` }) },
+  {
+    name: 'POST create',
+    request: (url) => ({ url: `${url}/users`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'n', email: 'e@x', password: 'p', age: 33 }) }),
+  },
+]
+
+async function run(options: autocannon.Options): Promise<number> {
+  const result = await autocannon({ connections: 10, duration: SECONDS, ...options })
+  return result.requests.average
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+export async function benchThroughput(): Promise<void> {
+  const ourDb = await openEmbedded()
+  const baseDb = await openEmbedded()
+  let firstId = ''
+  for (const db of [ourDb, baseDb]) {
+    const users = db.collection('users')
+    for (let i = 0; i < DOCS; i++) {
+      const { insertedId } = await users.insertOne({ name: `user ${i}`, email: `u${i}@x`, password: 'p', age: i % 80 })
+      if (i === 0 && db === ourDb) firstId = String(insertedId)
+    }
+  }
+  const baseFirst = String((await baseDb.collection('users').findOne({ email: 'u0@x' }))?.['_id'])
+  const ours = await buildOurs(ourDb)
+  const baseline = await buildBaseline(baseDb)
+  const ourUrl = await ours.listen({ port: 0, host: '127.0.0.1' })
+  const baseUrl = await baseline.listen({ port: 0, host: '127.0.0.1' })
+
+  console.log(`\n## Throughput: ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections, ${DOCS} documents`)
+  console.log('| scenario | fastify-mongo-crud req/s (median) | hand-written baseline req/s (median) | ratio |')
+  console.log('|---|---|---|---|')
+  for (const scenario of scenarios) {
+    const mine: number[] = []
+    const theirs: number[] = []
+    for (let round = 0; round < ROUNDS; round++) {
+      mine.push(await run(scenario.request(ourUrl, firstId)))
+      theirs.push(await run(scenario.request(baseUrl, baseFirst)))
+    }
+    const m = median(mine)
+    const b = median(theirs)
+    console.log(`| ${scenario.name} | ${m.toFixed(0)} | ${b.toFixed(0)} | ${(m / b).toFixed(2)} |`)
+  }
+  await ours.close()
+  await baseline.close()
+  await ourDb.close()
+  await baseDb.close()
+}
