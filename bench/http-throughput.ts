@@ -28,7 +28,7 @@ async function buildBaseline(db: Awaited<ReturnType<typeof openEmbedded>>): Prom
   const users = db.collection('users')
   const out = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' } } }
   const toOut = (doc: Record<string, unknown>) => ({ ...doc, id: String(doc['_id']) })
-  app.get('/users/:id', { schema: { response: { 200: out } } }, async (request, reply) => {
+  app.get('/users/:id', { schema: { response: { 200: out, 400: { type: 'object', properties: { detail: { type: 'string' } } } } } }, async (request, reply) => {
     const { id } = request.params as { id: string }
     const doc = ObjectId.isValid(id) ? await users.findOne({ _id: new ObjectId(id) }) : null
     if (doc === null) return reply.code(400).send({ detail: 'Document not found' })

@@ -25,8 +25,9 @@ function describeError(error: HandledError): { status: number, detail: string | 
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {
-      const parameter = String(error.validation[0]?.instancePath.split('/')[1] ?? 'query')
-      return { status: 422, detail: queryIssueMessage(parameter) }
+      const first = error.validation[0]
+      const parameter = String(first?.instancePath.split('/')[1] ?? 'query')
+      return { status: 422, detail: queryIssueMessage(parameter, first?.keyword) }
     }
     return { status: 422, detail: toValidationIssues(part, error.validation) }
   }

@@ -31,8 +31,8 @@ export interface ListQueryString {
 export const listQuerySchema = {
   type: 'object',
   properties: {
-    skip: { type: 'integer', minimum: 0, description: 'Number of documents to skip.' },
-    limit: { type: 'integer', minimum: 1, description: 'Maximum number of documents returned.' },
+    skip: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Number of documents to skip.' },
+    limit: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Maximum number of documents returned.' },
     sort_by: { type: 'string', description: 'Field to sort by (dotted paths allowed).' },
     order_by: {
       type: 'string',
@@ -58,6 +58,8 @@ const PARAMETER_MESSAGES: Record<string, string> = {
 }
 
 /** The `detail` for a querystring that failed the schema, naming the parameter. */
-export function queryIssueMessage(parameter: string): string {
+export function queryIssueMessage(parameter: string, keyword?: string): string {
+  // `Infinity` and 1e30 coerce to numbers Ajv calls integers; the ceiling keeps them out.
+  if (keyword === 'maximum') return `${parameter} must be at most ${Number.MAX_SAFE_INTEGER}`
   return PARAMETER_MESSAGES[parameter] ?? `${parameter} is invalid`
 }

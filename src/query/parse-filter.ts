@@ -84,6 +84,7 @@ class FilterParser {
   }
 
   private field(key: string, value: Json, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
+    this.enter(depth)
     const segments = key.split('.')
     if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidFilter(`filters: "${key}" is not a valid field path`)
     for (const segment of segments) checkKey(segment)
@@ -92,27 +93,31 @@ class FilterParser {
     const path = segments.join('.')
     // Same answer for hidden and non-existent fields: a client cannot probe what exists.
     if (nodeAt(visible, segments) === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
-    const node = nodeAt(typed, segments) ?? nodeAt(visible, segments) ?? { kind: 'any' }
+    const seen = nodeAt(visible, segments) ?? { kind: 'any' }
+    const node = nodeAt(typed, segments) ?? seen
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
-      return { kind: 'field', path, conditions: this.conditions(key, value, node, depth + 1) }
+      return { kind: 'field', path, conditions: this.conditions(key, value, node, seen, depth + 1) }
     }
+    checkVisibleLiteral(key, value, seen)
     return { kind: 'field', path, conditions: [{ op: 'eq', value: this.value(key, value, node, depth + 1) }] }
   }
 
   /** An operator object such as `{ "$gt": 3, "$lt": 9 }` applied to one field. */
-  private conditions(key: string, ops: Record<string, Json>, node: ShapeNode, depth: number): Condition[] {
+  private conditions(key: string, ops: Record<string, Json>, node: ShapeNode, seen: ShapeNode, depth: number): Condition[] {
     this.enter(depth)
     const conditions: Condition[] = []
     for (const [op, operand] of Object.entries(ops)) {
       checkKey(op)
       if (!op.startsWith('$')) throw invalidFilter(`filters: "${key}" mixes operators and field names`)
       if (op in COMPARISON) {
+        checkVisibleLiteral(key, operand, seen)
         conditions.push({ op: COMPARISON[op as keyof typeof COMPARISON], value: this.value(key, operand, node, depth + 1) })
       } else if (op in LIST) {
         if (!Array.isArray(operand)) throw invalidFilter(`filters: ${op} on "${key}" takes an array`)
         if (operand.length > this.context.limits.maxIn) {
           throw invalidFilter(`filters: ${op} on "${key}" has ${operand.length} values, more than the limit of ${this.context.limits.maxIn}`)
         }
+        checkVisibleLiteral(key, operand, seen)
         const values = operand.map((v) => this.value(key, v, node, depth + 1))
         conditions.push({ op: LIST[op as keyof typeof LIST], values })
       } else if (op === '$exists') {
@@ -131,9 +136,9 @@ class FilterParser {
         if (!isPlainObject(operand) || !Object.keys(operand).every((k) => k.startsWith('$')) || Object.keys(operand).length === 0) {
           throw invalidFilter(`filters: $not on "${key}" takes an operator object`)
         }
-        conditions.push({ op: 'not', conditions: this.conditions(key, operand, node, depth + 1) })
+        conditions.push({ op: 'not', conditions: this.conditions(key, operand, node, seen, depth + 1) })
       } else if (op === '$elemMatch') {
-        conditions.push(this.elemMatch(key, operand, node, depth + 1))
+        conditions.push(this.elemMatch(key, operand, node, seen, depth + 1))
       } else {
         throw invalidFilter(`filters: operator ${op} is not allowed`)
       }
@@ -157,28 +162,30 @@ class FilterParser {
     } catch {
       throw invalidFilter(`filters: $regex on "${key}" is not a valid regular expression`)
     }
-    const unsafe = findUnsafeRegexPart(pattern)
+    const unsafe = findUnsafeRegexPart(pattern, flags)
     if (unsafe !== undefined) {
       throw invalidFilter(`filters: $regex on "${key}" is refused: it contains ${unsafe}, which can take exponential time`)
     }
     return { op: 'regex', pattern, options: flags }
   }
 
-  private elemMatch(key: string, operand: Json, node: ShapeNode, depth: number): Condition {
+  private elemMatch(key: string, operand: Json, node: ShapeNode, seen: ShapeNode, depth: number): Condition {
     if (node.kind !== 'array' && node.kind !== 'any') throw invalidFilter(`filters: $elemMatch needs an array field, and "${key}" is not one`)
     if (!isPlainObject(operand) || Object.keys(operand).length === 0) {
       throw invalidFilter(`filters: $elemMatch on "${key}" takes a non-empty object`)
     }
     const item: ShapeNode = node.kind === 'array' ? node.item : node
+    const seenItem: ShapeNode = seen.kind === 'array' ? seen.item : seen
     if (Object.keys(operand).every((k) => k.startsWith('$') && !LOGICAL.has(k))) {
-      return { op: 'elemMatchValue', conditions: this.conditions(key, operand, item, depth) }
+      return { op: 'elemMatchValue', conditions: this.conditions(key, operand, item, seenItem, depth) }
     }
-    return { op: 'elemMatchDoc', filter: this.document(operand, item, item, depth) }
+    return { op: 'elemMatchDoc', filter: this.document(operand, seenItem, item, depth) }
   }
 
   /** A literal operand, checked against the field's type and converted (ObjectId strings become IdRefs). */
   private value(key: string, value: Json, node: ShapeNode, depth: number): FilterValue {
-    this.enter(depth)
+    // Scalars are bounded by maxIn and the body size; only nested structure counts against the ceilings.
+    if (typeof value === 'object' && value !== null) this.enter(depth)
     // A scope built in server code may hold `undefined` (a missing header): it means null, as in the
     // driver, never "no condition", which would silently widen the scope.
     if (value === null || value === undefined) return null
@@ -230,6 +237,21 @@ class FilterParser {
 /** An ObjectId instance, which only server code (a scope) can produce; JSON cannot. */
 function hasHex(value: unknown): value is { toHexString(): string } {
   return typeof value === 'object' && value !== null && typeof (value as { toHexString?: unknown }).toHexString === 'function'
+}
+
+/** A literal sub-document or array compared whole may only name fields the client can see. */
+function checkVisibleLiteral(key: string, value: Json | undefined, seen: ShapeNode): void {
+  if (Array.isArray(value)) {
+    const item = seen.kind === 'array' ? seen.item : seen
+    for (const element of value) checkVisibleLiteral(key, element, item)
+    return
+  }
+  if (!isPlainObject(value)) return
+  for (const [name, sub] of Object.entries(value)) {
+    const child = nodeAt(seen, [name])
+    if (child === undefined) throw invalidFilter(`filters: field "${key}.${name}" is not filterable`)
+    checkVisibleLiteral(`${key}.${name}`, sub, child)
+  }
 }
 
 function checkKey(key: string): void {

@@ -7,7 +7,8 @@
  * - backreferences (`\1`, `\k<name>`), which make matching exponential in general.
  * This refuses some harmless patterns (`(ab|cd)+`); those are rare in filters, and safety wins.
  */
-export function findUnsafeRegexPart(pattern: string): string | undefined {
+export function findUnsafeRegexPart(source: string, options = ''): string | undefined {
+  const pattern = options.includes('x') ? stripExtended(source) : source
   // Each open group remembers whether it holds a quantifier or an alternation.
   const stack: Array<{ quantified: boolean, alternation: boolean }> = []
   let inClass = false
@@ -63,4 +64,31 @@ function isQuantifierAt(pattern: string, index: number): boolean {
   if (match === null) return false
   if (match[2] === undefined) return Number(match[1]) > 1
   return match[3] === '' || Number(match[3]) > 1
+}
+
+/**
+ * Extended mode (`x`) ignores unescaped white space and `#` comments outside character classes, so
+ * `( a + ) +` is `(a+)+`: the check must see the pattern the way the regex engine will.
+ */
+function stripExtended(pattern: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '\\') {
+      out += c + (pattern[i + 1] ?? '')
+      i++
+    } else if (inClass) {
+      if (c === ']') inClass = false
+      out += c
+    } else if (c === '[') {
+      inClass = true
+      out += c
+    } else if (c === '#') {
+      while (i < pattern.length && pattern[i] !== '\n') i++
+    } else if (!/\s/.test(c)) {
+      out += c
+    }
+  }
+  return out
 }

@@ -49,7 +49,12 @@ function walk(schema: JsonSchema, refs: ReadonlyMap<string, TSchema>, seen: Set<
       // A document's `id` is stored as `_id`; the shape speaks the database's names.
       fields.set(name === 'id' && isDocumentSchema(schema) ? '_id' : name, walk(asSchema(sub), refs, seen))
     }
-    return { kind: 'object', fields, isDocument: isDocumentSchema(schema), open: schema['additionalProperties'] !== false }
+    // Only declared fields exist for filters and sorting, unless the schema opens itself up explicitly
+    // (`additionalProperties: true` or a schema, as Type.Record does): responses drop undeclared fields
+    // too, so a field a client cannot see is a field it cannot filter on.
+    const extra = schema['additionalProperties']
+    const open = schema['properties'] === undefined || (extra !== undefined && extra !== false)
+    return { kind: 'object', fields, isDocument: isDocumentSchema(schema), open }
   }
   if (type === 'array') return { kind: 'array', item: walk(asSchema(schema['items']), refs, seen) }
   if (typeof type === 'string') return { kind: 'scalar', types: new Set([type === 'integer' ? 'number' : type]) }

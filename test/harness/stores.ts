@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe } from 'node:test'
 import { openEmbedded } from '../../src/index.ts'
 import type { DriverDb } from '../../src/store/driver-db.ts'
+import { driverModes } from '../wire/wire-store-modes.ts'
 
 /** A database handle opened for one test group, and how to dispose of it. */
 export interface OpenedStore {
@@ -43,7 +44,7 @@ const embeddedDisk: StoreMode = {
   },
 }
 
-export const storeModes: StoreMode[] = [embeddedMemory, embeddedDisk]
+export const storeModes: StoreMode[] = [embeddedMemory, embeddedDisk, ...driverModes()]
 
 /** Declares one `describe` per store mode, named `${title} [${mode.name}]`. */
 export function describeEachStore(title: string, fn: (mode: StoreMode) => void): void {

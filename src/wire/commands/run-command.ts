@@ -7,6 +7,7 @@ import { AGGREGATE_COMMANDS } from './aggregate.js'
 import { COLLECTION_COMMANDS } from './collections.js'
 import type { CommandHandler } from './command-context.js'
 import { DELETE_COMMANDS } from './delete.js'
+import { DISTINCT_COMMANDS } from './distinct.js'
 import { FIND_COMMANDS } from './find.js'
 import { FIND_AND_MODIFY_COMMANDS } from './find-and-modify.js'
 import { HANDSHAKE_COMMANDS } from './handshake.js'
@@ -17,6 +18,7 @@ import { UPDATE_COMMANDS } from './update.js'
 const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
   ...HANDSHAKE_COMMANDS,
   ...FIND_COMMANDS,
+  ...DISTINCT_COMMANDS,
   ...INSERT_COMMANDS,
   ...UPDATE_COMMANDS,
   ...DELETE_COMMANDS,

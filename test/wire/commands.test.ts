@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict'
+import { before, describe, it } from 'node:test'
+import { type Document as MongoDocument, MongoServerError, ObjectId } from 'mongodb'
+import { RawClient, useWireServer } from './wire-harness.ts'
+
+/** Documents with ids of any type (the driver's default types `_id` as an ObjectId). */
+interface AnyDoc {
+  _id?: string | number | ObjectId
+  [field: string]: unknown
+}
+
+describe('commands through the official driver', () => {
+  const wire = useWireServer()
+  const coll = (name: string) => wire().client.db('test').collection<AnyDoc>(name)
+
+  describe('insert', () => {
+    it('reports a duplicate key as 11000 with keyValue', async () => {
+      await coll('ins').insertOne({ _id: 'a' })
+      const error = await coll('ins').insertOne({ _id: 'a' }).catch((e: unknown) => e)
+      assert.ok(error instanceof MongoServerError)
+      assert.equal(error.code, 11000)
+      assert.deepEqual(error.keyValue, { _id: 'a' })
+    })
+
+    it('stops an ordered batch at the first error, and goes on when unordered', async () => {
+      const ordered = await coll('ins2').insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }]).catch((e: { insertedCount: number }) => e)
+      assert.equal((ordered as { insertedCount: number }).insertedCount, 1)
+      const unordered = await coll('ins3').insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }], { ordered: false }).catch((e: { insertedCount: number }) => e)
+      assert.equal((unordered as { insertedCount: number }).insertedCount, 2)
+    })
+  })
+
+  describe('update', () => {
+    before(async () => {
+      await coll('upd').insertMany([
+        { _id: 1, n: 1, items: [{ k: 'a', q: 1 }, { k: 'b', q: 2 }] },
+        { _id: 2, n: 2, items: [{ k: 'a', q: 5 }] },
+        { _id: 3, n: 3, items: [] },
+      ])
+    })
+
+    it('updates every match with multi', async () => {
+      const result = await coll('upd').updateMany({ n: { $gte: 2 } }, { $set: { big: true } })
+      assert.deepEqual([result.matchedCount, result.modifiedCount], [2, 2])
+    })
+
+    it('upserts from the filter equalities and $setOnInsert', async () => {
+      const result = await coll('upd').updateOne({ _id: 9, kind: 'x' }, { $set: { n: 9 }, $setOnInsert: { created: true } }, { upsert: true })
+      assert.equal(result.upsertedId, 9)
+      assert.deepEqual(await coll('upd').findOne({ _id: 9 }), { _id: 9, kind: 'x', n: 9, created: true })
+      await coll('upd').updateOne({ _id: 9 }, { $setOnInsert: { created: false } }, { upsert: true })
+      assert.equal((await coll('upd').findOne({ _id: 9 }))?.['created'], true)
+    })
+
+    it('applies arrayFilters and the positional $ operator', async () => {
+      await coll('upd').updateOne({ _id: 1 }, { $inc: { 'items.$[e].q': 10 } } as MongoDocument, { arrayFilters: [{ 'e.k': 'b' }] })
+      await coll('upd').updateOne({ _id: 2, 'items.k': 'a' }, { $set: { 'items.$.q': 0 } })
+      assert.deepEqual((await coll('upd').findOne({ _id: 1 }))?.['items'], [{ k: 'a', q: 1 }, { k: 'b', q: 12 }])
+      assert.deepEqual((await coll('upd').findOne({ _id: 2 }))?.['items'], [{ k: 'a', q: 0 }])
+    })
+
+    it('replaces a document, keeping its _id, and upserts a replacement', async () => {
+      await coll('upd').replaceOne({ _id: 3 }, { only: 'this' })
+      assert.deepEqual(await coll('upd').findOne({ _id: 3 }), { _id: 3, only: 'this' })
+      const result = await coll('upd').replaceOne({ _id: 10 }, { fresh: 1 }, { upsert: true })
+      assert.equal(result.upsertedId, 10)
+    })
+
+    it('answers an invalid update with the server code', async () => {
+      const error = await coll('upd').updateOne({ _id: 1 }, { $inc: { items: 1 } } as MongoDocument).catch((e: unknown) => e)
+      assert.ok(error instanceof MongoServerError)
+      assert.equal(error.code, 14)
+    })
+
+    it('refuses pipeline updates clearly', async () => {
+      const error = await coll('upd').updateOne({ _id: 1 }, [{ $set: { x: 1 } }]).catch((e: unknown) => e)
+      assert.ok(error instanceof MongoServerError)
+      assert.match(error.message, /pipeline-style updates are not supported/)
+    })
+  })
+
+  describe('delete, count and findAndModify', () => {
+    before(async () => {
+      await coll('dl').insertMany(Array.from({ length: 10 }, (_, i) => ({ _id: i, even: i % 2 === 0 })))
+    })
+
+    it('deletes one (limit 1) or all matches (limit 0)', async () => {
+      assert.equal((await coll('dl').deleteOne({ even: true })).deletedCount, 1)
+      assert.equal((await coll('dl').deleteMany({ even: true })).deletedCount, 4)
+      assert.equal(await coll('dl').countDocuments(), 5)
+      assert.equal(await coll('dl').estimatedDocumentCount(), 5)
+    })
+
+    it('answers distinct values, array elements one by one', async () => {
+      await coll('dist').insertMany([{ t: ['a', 'b'] }, { t: 'a' }, { t: 2 }, { u: 1 }])
+      assert.deepEqual(await coll('dist').distinct('t'), [2, 'a', 'b'])
+    })
+
+    it('returns the document before or after, in sort order, and removes', async () => {
+      const before = await coll('dl').findOneAndUpdate({}, { $set: { seen: true } }, { sort: { _id: -1 } })
+      assert.deepEqual(before, { _id: 9, even: false })
+      const after = await coll('dl').findOneAndUpdate({ _id: 7 }, { $set: { seen: true } }, { returnDocument: 'after', projection: { seen: 1 } })
+      assert.deepEqual(after, { _id: 7, seen: true })
+      const removed = await coll('dl').findOneAndDelete({ seen: true }, { sort: { _id: 1 } })
+      assert.equal(removed?.['_id'], 7)
+      const upserted = await coll('dl').findOneAndUpdate({ _id: 42 }, { $set: { up: 1 } }, { upsert: true, returnDocument: 'after' })
+      assert.deepEqual(upserted, { _id: 42, up: 1 })
+    })
+  })
+
+  describe('aggregate', () => {
+    before(async () => {
+      const alice = new ObjectId()
+      const bob = new ObjectId()
+      await coll('authors').insertMany([{ _id: alice, name: 'alice' }, { _id: bob, name: 'bob' }])
+      await coll('books').insertMany([
+        { title: 'b1', author: alice, year: 2001 },
+        { title: 'b2', author: alice, year: 1999 },
+        { title: 'b3', author: bob, year: 2010 },
+        { title: 'b4', year: 2020 },
+      ])
+    })
+
+    it('runs $match $sort $skip $limit $project', async () => {
+      const docs = await coll('books').aggregate([{ $match: { year: { $gt: 1990 } } }, { $sort: { year: -1 } }, { $skip: 1 }, { $limit: 2 }, { $project: { _id: 0, title: 1 } }]).toArray()
+      assert.deepEqual(docs, [{ title: 'b3' }, { title: 'b1' }])
+    })
+
+    it('runs $lookup $unwind $replaceRoot $count', async () => {
+      const joined = await coll('books')
+        .aggregate([{ $lookup: { from: 'authors', localField: 'author', foreignField: '_id', as: 'a' } }, { $unwind: '$a' }, { $replaceRoot: { newRoot: '$a' } }, { $sort: { name: 1 } }, { $project: { _id: 0, name: 1 } }])
+        .toArray()
+      assert.deepEqual(joined, [{ name: 'alice' }, { name: 'alice' }, { name: 'bob' }])
+      assert.deepEqual(await coll('books').aggregate([{ $match: { author: { $exists: true } } }, { $count: 'n' }]).toArray(), [{ n: 3 }])
+    })
+
+    it('refuses $out and unknown stages with an error', async () => {
+      await assert.rejects(coll('books').aggregate([{ $out: 'copy' }]).toArray(), /not supported by the embedded engine/)
+      await assert.rejects(coll('books').aggregate([{ $nope: 1 }]).toArray(), MongoServerError)
+    })
+  })
+
+  describe('indexes and collections', () => {
+    it('creates, lists and drops indexes; a unique index refuses duplicates', async () => {
+      await coll('ix').createIndex({ email: 1 }, { unique: true })
+      await coll('ix').createIndex({ age: -1 })
+      assert.deepEqual((await coll('ix').indexes()).map((i) => i.name), ['_id_', 'email_1', 'age_-1'])
+      await coll('ix').insertOne({ email: 'a@x' })
+      await assert.rejects(coll('ix').insertOne({ email: 'a@x' }), { code: 11000 })
+      await coll('ix').dropIndex('email_1')
+      await coll('ix').insertOne({ email: 'a@x' })
+      await assert.rejects(coll('ix').dropIndex('nope'), { code: 27 })
+      await assert.rejects(coll('ix').createIndex({ loc: '2dsphere' }), MongoServerError)
+    })
+
+    it('lists collections, drops one, and dropDatabase drops only that database', async () => {
+      const other = wire().client.db('other')
+      await other.collection('keep').insertOne({ x: 1 })
+      const names = (await wire().client.db('test').listCollections().toArray()).map((c) => c.name)
+      assert.ok(names.includes('ix') && !names.includes('keep'))
+      assert.equal(await coll('ix').drop(), true)
+      assert.ok(!(await wire().client.db('test').listCollections({ name: 'ix' }).toArray()).length)
+      await wire().client.db('scratch').collection('gone').insertOne({ y: 1 })
+      await wire().client.db('scratch').dropDatabase()
+      assert.equal(await wire().client.db('scratch').collection('gone').countDocuments(), 0)
+      assert.equal(await other.collection('keep').countDocuments(), 1)
+      assert.ok((await coll('upd').countDocuments()) > 0)
+    })
+  })
+
+  describe('errors', () => {
+    it('answers CommandNotFound (59) for unknown commands', async () => {
+      await assert.rejects(wire().client.db('test').command({ noSuchCommand: 1 }), { code: 59, codeName: 'CommandNotFound' })
+    })
+
+    it('answers BadValue (2) for an invalid query operator', async () => {
+      await assert.rejects(coll('dl').find({ a: { $bogus: 1 } }).toArray(), { code: 2 })
+    })
+
+    it('refuses $where: scripts never run inside the server', async () => {
+      await assert.rejects(coll('dl').find({ $where: 'true' }).toArray(), MongoServerError)
+    })
+
+    it('refuses transactions, as a standalone server does', async () => {
+      const raw = await RawClient.open(wire().server)
+      try {
+        const reply = await raw.command({ insert: 'dl', documents: [{ t: 1 }], txnNumber: 1, startTransaction: true, autocommit: false })
+        assert.equal(reply['code'], 20)
+        assert.equal(await coll('dl').countDocuments({ t: 1 }), 0)
+      } finally {
+        raw.close()
+      }
+    })
+  })
+})

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { Long } from 'mongodb'
+import { RawClient, useWireServer } from './wire-harness.ts'
+
+describe('cursors over the wire', () => {
+  const wire = useWireServer()
+
+  it('serves a first batch of 101 by default, then the rest through getMore, with 64-bit ids', async () => {
+    await wire().client.db('test').collection<{ _id: number }>('many').insertMany(Array.from({ length: 250 }, (_, i) => ({ _id: i })))
+    const raw = await RawClient.open(wire().server)
+    try {
+      const first = await raw.command({ find: 'many', sort: { _id: 1 } })
+      const cursor = first['cursor'] as { firstBatch: unknown[], id: unknown, ns: string }
+      assert.equal(cursor.firstBatch.length, 101)
+      assert.equal(cursor.ns, 'test.many')
+      assert.ok(Long.isLong(cursor.id) && !cursor.id.isZero())
+      const more = await raw.command({ getMore: cursor.id, collection: 'many', batchSize: 100 })
+      const next = more['cursor'] as { nextBatch: { _id: number }[], id: Long }
+      assert.equal(next.nextBatch.length, 100)
+      assert.equal(next.nextBatch[0]?._id, 101)
+      const last = (await raw.command({ getMore: cursor.id, collection: 'many' }))['cursor'] as { nextBatch: unknown[], id: unknown }
+      assert.equal(last.nextBatch.length, 49)
+      assert.equal(Number(last.id), 0)
+      const gone = await raw.command({ getMore: cursor.id, collection: 'many' })
+      assert.equal(gone['code'], 43)
+    } finally {
+      raw.close()
+    }
+  })
+
+  it('honours batchSize through the driver: every document arrives once, in order', async () => {
+    const docs = await wire().client.db('test').collection('many').find({}, { batchSize: 7 }).sort({ _id: -1 }).toArray()
+    assert.equal(docs.length, 250)
+    assert.deepEqual(docs.slice(0, 3).map((d) => d['_id']), [249, 248, 247])
+  })
+
+  it('killCursors closes a cursor; a later getMore is CursorNotFound', async () => {
+    const raw = await RawClient.open(wire().server)
+    try {
+      const { cursor } = (await raw.command({ find: 'many', batchSize: 2 })) as { cursor: { id: Long } }
+      const killed = await raw.command({ killCursors: 'many', cursors: [cursor.id] })
+      assert.equal((killed['cursorsKilled'] as unknown[]).length, 1)
+      assert.equal((await raw.command({ getMore: cursor.id, collection: 'many' }))['code'], 43)
+    } finally {
+      raw.close()
+    }
+  })
+
+  it('closes the cursors of a connection when it ends', async () => {
+    const raw = await RawClient.open(wire().server)
+    const { cursor } = (await raw.command({ find: 'many', batchSize: 2 })) as { cursor: { id: Long } }
+    raw.close()
+    await raw.closed
+    const other = await RawClient.open(wire().server)
+    try {
+      // The server sees the close asynchronously: allow it a bounded number of round trips.
+      let reply = await other.command({ getMore: cursor.id, collection: 'many', batchSize: 1 })
+      for (let i = 0; i < 50 && reply['code'] !== 43; i++) reply = await other.command({ getMore: cursor.id, collection: 'many', batchSize: 1 })
+      assert.equal(reply['code'], 43)
+    } finally {
+      other.close()
+    }
+  })
+
+  it('singleBatch and negative limits close the cursor after the first batch', async () => {
+    const raw = await RawClient.open(wire().server)
+    try {
+      const single = (await raw.command({ find: 'many', batchSize: 5, singleBatch: true }))['cursor'] as { firstBatch: unknown[], id: unknown }
+      assert.equal(single.firstBatch.length, 5)
+      assert.equal(Number(single.id), 0)
+      const negative = (await raw.command({ find: 'many', limit: -3 }))['cursor'] as { firstBatch: unknown[], id: unknown }
+      assert.equal(negative.firstBatch.length, 3)
+      assert.equal(Number(negative.id), 0)
+    } finally {
+      raw.close()
+    }
+  })
+})
