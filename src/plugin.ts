@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { type TObject, type TSchema, Type } from 'typebox'
+import type { TSchema } from 'typebox'
 import { handleError } from './error-handler.js'
 import type { MongoModelSchema } from './models.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
@@ -16,6 +16,7 @@ import { buildUpdateRoute } from './routes/update.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
 import { useJsonBodyParser } from './schema/json-body-parser.js'
 import { buildShape } from './schema/model-shape.js'
+import { partialModel, refTo as ref } from './schema/partial-model.js'
 import { restrictShape } from './schema/restrict-shape.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
@@ -88,18 +89,12 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   for (const route of routes) fastify.route(route)
 }
 
-const ref = (schema: MongoModelSchema) => ({ $ref: `${schema.$id}#` })
-
 function uniqueById(schemas: TSchema[]): TSchema[] {
   const byId = new Map<string, TSchema>()
   for (const schema of schemas) byId.set((schema as { $id: string }).$id, byId.get((schema as { $id: string }).$id) ?? schema)
   return [...byId.values()]
 }
 
-/** The PATCH body: every field optional, unknown keys still rejected. */
-function partialModel(model: MongoModelSchema): MongoModelSchema {
-  return { ...Type.Partial(model as unknown as TObject), $id: `${model.$id}Patch`, additionalProperties: false } as unknown as MongoModelSchema
-}
 
 /** Two routers may share a model (API versions): the component is registered once per scope chain. */
 function addSchemaOnce(fastify: FastifyInstance, schema: TSchema): void {

@@ -1,8 +1,9 @@
-import { type TObject, type TSchema, Type } from 'typebox'
+import type { TSchema } from 'typebox'
 import type { MongoModelSchema } from '../models.js'
 import type { FilterContext } from '../query/parse-filter.js'
 import type { ListSpec } from '../routes/list.js'
 import { buildShape, type ShapeNode } from '../schema/model-shape.js'
+import { partialModel, refTo } from '../schema/partial-model.js'
 
 /** Everything a child resource (lookup children, embedded items) needs from its models, built once. */
 export interface ChildModel {
@@ -22,7 +23,7 @@ export function buildChildModel(
   const out = modelOut ?? model
   const typed = buildShape(model)
   const visible = buildShape(out)
-  const patch = { ...Type.Partial(model as unknown as TObject), $id: `${model.$id}Patch`, additionalProperties: false } as unknown as MongoModelSchema
+  const patch = partialModel(model)
   const filterContext: FilterContext = { visible, typed, limits: parentListSpec.filterContext.limits }
   return {
     model,
@@ -34,4 +35,4 @@ export function buildChildModel(
   }
 }
 
-export const ref = (schema: MongoModelSchema) => ({ $ref: `${schema.$id}#` })
+export { refTo as ref }
