@@ -1,7 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { handleError } from './error-handler.js'
-import type { MongoModelSchema } from './models.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
 import { buildEmbedRoutes, planEmbed } from './relations/embed-routes.js'
 import { buildLookupRoutes, planLookup } from './relations/lookup-routes.js'

@@ -47,6 +47,14 @@ describe('compareBson', () => {
     assert.deepEqual(shuffled, ordered)
   })
 
+  it('orders ObjectIds as their hex strings', () => {
+    const hexes = ['000000000000000000000000', '00000000000000000000000f', '0000000000000000000000f0', '000000ff0000000000000000', '7fffffffffffffffffffffff', 'ff0000000000000000000000', 'ffffffffffffffffffffffff']
+    const shuffled = hexes.map((hex) => new ObjectId(hex)).reverse()
+    shuffled.sort(compareBson)
+    assert.deepEqual(shuffled.map(String), hexes)
+    assert.equal(compareBson(new ObjectId(hexes[1]), new ObjectId(hexes[1])), 0)
+  })
+
   it('treats null and missing as equal and compares numbers across types', () => {
     assert.equal(compareBson(null, undefined), 0)
     assert.equal(compareBson(1, Long.fromNumber(1)), 0)
@@ -110,6 +118,15 @@ for (const kind of ENGINES) {
     it('applies skip and limit after the sort (bounded top-k)', async () => {
       const docs = await db().collection('many').find({}, { sort: { n: -1 }, skip: 10, limit: 5 }).toArray()
       assert.deepEqual(docs.map((d) => d['n']), [289, 288, 287, 286, 285])
+    })
+
+    it('returns the page of the full sort for every skip and limit, ties in scan order', async () => {
+      const coll = db().collection('many')
+      const full = (await coll.find({}, { sort: { group: 1 } }).toArray()).map((d) => d['_id'])
+      for (const [skip, limit] of [[0, 1], [0, 7], [3, 20], [95, 10], [250, 60], [0, 299]] as const) {
+        const page = await coll.find({}, { sort: { group: 1 }, skip, limit }).toArray()
+        assert.deepEqual(page.map((d) => d['_id']), full.slice(skip, skip + limit), `skip ${skip}, limit ${limit}`)
+      }
     })
 
     it('applies skip and limit without a sort, over the natural order', async () => {

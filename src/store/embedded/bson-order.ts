@@ -22,7 +22,7 @@ export function compareBson(a: unknown, b: unknown): number {
     case Rank.Binary:
       return compareBinary(a as BinaryLike, b as BinaryLike)
     case Rank.ObjectId:
-      return compareStrings(String(a), String(b))
+      return compareObjectIds(a as Record<string, unknown>, b as Record<string, unknown>)
     case Rank.Boolean:
       return compareNumbers(Number(a), Number(b))
     case Rank.Date:
@@ -148,6 +148,20 @@ function compareBinary(a: BinaryLike, b: BinaryLike): number {
   if (subtypes !== 0) return subtypes < 0 ? -1 : 1
   for (let i = 0; i < bytesA.length; i++) {
     if (bytesA[i] !== bytesB[i]) return bytesA[i]! < bytesB[i]! ? -1 : 1
+  }
+  return 0
+}
+
+/** bson (v6.x and later) keeps an ObjectId as four 24-bit big-endian words: `i0`..`i3`. */
+const WORDS = ['i0', 'i1', 'i2', 'i3'] as const
+
+/** The order of the 12 bytes, i.e. of the hex strings, read from bson's words without making strings. */
+function compareObjectIds(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  for (const word of WORDS) {
+    const x = a[word]
+    const y = b[word]
+    if (typeof x !== 'number' || typeof y !== 'number') return compareStrings(String(a), String(b))
+    if (x !== y) return x < y ? -1 : 1
   }
   return 0
 }

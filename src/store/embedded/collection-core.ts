@@ -5,6 +5,7 @@ import { Deadline } from './deadline.js'
 import { closedError, duplicateKeyError } from './errors.js'
 import { ID_INDEX, IndexCatalog } from './index-catalog.js'
 import type { CollectionStorage, Storage } from './persist/storage.js'
+import { pointKeysOf } from './point-keys.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
 import { toValueKey } from './value-key.js'
@@ -32,6 +33,8 @@ export class CollectionCore {
   readonly indexes: IndexCatalog
   readonly #isOpen: () => boolean
   #loaded = false
+  /** Writes between their storage change and the matching index update (see pointKeys). */
+  #unsettled = 0
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean) {
     this.ns = `${namespace.db}.${namespace.name}`
@@ -45,21 +48,46 @@ export class CollectionCore {
     this.assertOpen()
     return this.queue.run(() => {
       this.assertOpen()
-      if (!this.#loaded) {
-        this.indexes.load(() => this.all())
-        this.#loaded = true
-      }
+      this.#ensureLoaded()
       return task()
     })
+  }
+
+  #ensureLoaded(): void {
+    if (this.#loaded) return
+    this.indexes.load(() => this.all())
+    this.#loaded = true
+  }
+
+  /** Runs a storage change and its index updates, marking the indexes unusable meanwhile. */
+  async #settle<T>(change: () => Promise<T>): Promise<T> {
+    this.#unsettled++
+    try {
+      return await change()
+    } finally {
+      this.#unsettled--
+    }
   }
 
   assertOpen(): void {
     if (!this.#isOpen()) throw closedError()
   }
 
+  /**
+   * The storage keys `filter` restricts its matches to (point-keys.ts), or undefined for a scan.
+   * Reads do not wait for the write queue, so unique indexes are consulted only while no write
+   * is between changing storage and updating them; they are loaded first if no write has yet.
+   */
+  pointKeys(filter: Document): string[] | undefined {
+    if (this.#unsettled > 0) return pointKeysOf(filter, [])
+    this.#ensureLoaded()
+    return pointKeysOf(filter, this.indexes.unique)
+  }
+
   /** The first match in scan order, or in `sort` order when one is given. */
   first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec): Found | undefined {
-    const scan = scanDocuments(this.storage, filter, compileFilter(filter), startDeadline(maxTimeMS))
+    const matches = compileFilter(filter)
+    const scan = scanDocuments(this.storage, this.pointKeys(filter), matches, startDeadline(maxTimeMS))
     let value: Document | undefined
     if (sort && Object.keys(sort).length > 0) {
       const collector = new SortedCollector(sort, 1)
@@ -75,7 +103,8 @@ export class CollectionCore {
   /** Every match, collected before any is changed (a write never sees its own effects). */
   matching(filter: Document, maxTimeMS: number | undefined): Found[] {
     const found: Found[] = []
-    for (const doc of scanDocuments(this.storage, filter, compileFilter(filter), startDeadline(maxTimeMS))) {
+    const matches = compileFilter(filter)
+    for (const doc of scanDocuments(this.storage, this.pointKeys(filter), matches, startDeadline(maxTimeMS))) {
       found.push([toValueKey(doc['_id']), doc])
     }
     return found
@@ -99,8 +128,10 @@ export class CollectionCore {
     const key = toValueKey(stored['_id'])
     if (this.storage.get(key) !== undefined) throw duplicateKeyError(this.ns, ID_INDEX, { _id: stored['_id'] })
     this.checkUnique(stored, key)
-    await this.storage.put(key, bytes)
-    for (const index of this.indexes.unique) index.add(stored, key)
+    await this.#settle(async () => {
+      await this.storage.put(key, bytes)
+      for (const index of this.indexes.unique) index.add(stored, key)
+    })
   }
 
   checkUnique(doc: Document, key: string): void {
@@ -115,17 +146,21 @@ export class CollectionCore {
     const bytes = encodeDocument(after)
     if (Buffer.compare(bytes, this.storage.get(key) ?? new Uint8Array()) === 0) return false
     this.checkUnique(after, key)
-    await this.storage.put(key, bytes)
-    for (const index of this.indexes.unique) {
-      index.remove(before, key)
-      index.add(after, key)
-    }
+    await this.#settle(async () => {
+      await this.storage.put(key, bytes)
+      for (const index of this.indexes.unique) {
+        index.remove(before, key)
+        index.add(after, key)
+      }
+    })
     return true
   }
 
   async remove(found: Found[]): Promise<number> {
-    await Promise.all(found.map(([key]) => this.storage.remove(key)))
-    for (const [key, doc] of found) for (const index of this.indexes.unique) index.remove(doc, key)
+    await this.#settle(async () => {
+      await Promise.all(found.map(([key]) => this.storage.remove(key)))
+      for (const [key, doc] of found) for (const index of this.indexes.unique) index.remove(doc, key)
+    })
     return found.length
   }
 

@@ -3,18 +3,22 @@ import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { normalizeFilter } from './normalize-filter.js'
+import { compileSimpleFilter } from './simple-filter.js'
 
 export type Matcher = (doc: Document) => boolean
 
 /**
- * Compiles a MongoDB filter once per operation with mingo. mingo's parse errors (unknown
- * operator, malformed `$in`...) become the server's BadValue error.
+ * Compiles a MongoDB filter once per operation: plain equalities and comparisons directly
+ * (simple-filter.ts, with mingo's answers), anything else with mingo. mingo's parse errors
+ * (unknown operator, malformed `$in`...) become the server's BadValue error.
  */
 export function compileFilter(filter: Document): Matcher {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
     throw badValueError('filter must be an object')
   }
   if (Object.keys(filter).length === 0) return () => true
+  const simple = compileSimpleFilter(filter)
+  if (simple) return simple
   let query: Query
   try {
     query = new Query(normalizeFilter(filter), MINGO_OPTIONS)

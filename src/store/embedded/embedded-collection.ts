@@ -65,7 +65,7 @@ export class EmbeddedCollection implements DriverCollection {
 
   find(filter: Document, options: DriverFindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
-    return new EmbeddedCursor((deadline) => readDocuments(this.#core.storage, filter, options, deadline), options.maxTimeMS)
+    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
   }
 
   async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {
@@ -126,10 +126,10 @@ export class EmbeddedCollection implements DriverCollection {
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
     const stages = leadingMatch ? rest : pipeline
-    const storage = this.#core.storage
+    const core = this.#core
     const resolve = this.#resolve
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const source = readDocuments(storage, filter, {}, deadline)
+      const source = readDocuments(core, filter, {}, deadline)
       if (stages.length === 0) yield* source
       else yield* aggregateDocuments(source, stages, resolve)
       return undefined

@@ -8,8 +8,8 @@ export const ID_INDEX = '_id_'
 /**
  * A collection's index definitions and the live unique indexes built from them. Definitions
  * persist in storage; unique indexes are rebuilt from the documents on first use after opening.
- * Non-unique indexes are recorded (so `createIndex` behaves) but never consulted: every query
- * other than by `_id` is a scan.
+ * Unique indexes on one field also serve equality lookups (point-keys.ts). Non-unique indexes
+ * are recorded (so `createIndex` behaves) but never consulted.
  */
 export class IndexCatalog {
   readonly #storage: Storage

@@ -8,12 +8,18 @@ import type { CollectionStorage } from './persist/storage.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector } from './sort-documents.js'
 
+/** Where a read finds its documents: the storage, and the index lookups (collection-core.ts). */
+export interface ReadSource {
+  readonly storage: CollectionStorage
+  pointKeys(filter: Document): string[] | undefined
+}
+
 /**
  * The find pipeline: filter, then sort, skip, limit, projection. Unsorted reads stream;
  * sorted reads collect, keeping only the top skip + limit when a limit is given.
  */
 export function* readDocuments(
-  storage: CollectionStorage,
+  source: ReadSource,
   filter: Document,
   options: DriverFindOptions,
   deadline: Deadline
@@ -22,7 +28,7 @@ export function* readDocuments(
   const skip = Math.max(0, options.skip ?? 0)
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
   const project = compileProjection(options.projection)
-  let found = scanDocuments(storage, filter, matches, deadline)
+  let found = scanDocuments(source.storage, source.pointKeys(filter), matches, deadline)
   if (options.sort && Object.keys(options.sort).length > 0) {
     const collector = new SortedCollector(options.sort, skip + limit)
     for (const doc of found) collector.add(doc)

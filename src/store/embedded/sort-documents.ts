@@ -14,13 +14,16 @@ interface Entry {
 /**
  * Collects documents and returns them in `sort` order. With a `keep` bound (skip + limit) it
  * holds at most 2 × keep documents: whenever the buffer fills it is sorted and cut back to
- * `keep`, so a top-k over a large scan stays small. Array.sort is stable, so ties keep scan
- * order, as they do in the buffer.
+ * `keep`, so a top-k over a large scan stays small. After a cut, a document that sorts no
+ * earlier than the last one kept can never make the top `keep` (ties keep scan order), so it
+ * is dropped on arrival. Array.sort is stable, so ties keep scan order, as they do in the buffer.
  */
 export class SortedCollector {
   readonly #fields: [string[], 1 | -1][]
   readonly #keep: number
   #entries: Entry[] = []
+  /** The last entry kept by the latest cut, once the buffer has been cut to `keep`. */
+  #cutoff: Entry | undefined
 
   constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY) {
     this.#fields = Object.entries(sort).map(([path, dir]) => [path.split('.'), dir === -1 ? -1 : 1])
@@ -28,7 +31,9 @@ export class SortedCollector {
   }
 
   add(doc: Document): void {
-    this.#entries.push({ keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir)), doc })
+    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir)), doc }
+    if (this.#cutoff !== undefined && this.#compare(entry, this.#cutoff) >= 0) return
+    this.#entries.push(entry)
     if (this.#entries.length >= 2 * this.#keep) this.#compact()
   }
 
@@ -39,7 +44,10 @@ export class SortedCollector {
 
   #compact(): void {
     this.#entries.sort((a, b) => this.#compare(a, b))
-    if (this.#entries.length > this.#keep) this.#entries.length = this.#keep
+    if (this.#entries.length >= this.#keep) {
+      this.#entries.length = this.#keep
+      this.#cutoff = this.#entries[this.#keep - 1]
+    }
   }
 
   #compare(a: Entry, b: Entry): number {
@@ -59,8 +67,8 @@ export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1): unknown {
   const candidates: unknown[] = []
   collect(doc, path, 0, candidates)
   let best: unknown = candidates.length === 0 ? null : candidates[0]
-  for (const value of candidates) {
-    if (compareBson(value, best) * dir < 0) best = value
+  for (let i = 1; i < candidates.length; i++) {
+    if (compareBson(candidates[i], best) * dir < 0) best = candidates[i]
   }
   return best
 }

@@ -45,6 +45,15 @@ export class UniqueIndex {
     }
   }
 
+  /**
+   * The storage key of the document indexed under `value`, for a one-field index: the only
+   * document that can equal `value` on that field, alone or as an array element. Callers
+   * pass only scalars whose index key is their own (see point-keys.ts).
+   */
+  ownerOf(value: unknown): string | undefined {
+    return this.#owners.get(`${JSON.stringify(toIndexKey(value))},`)
+  }
+
   clear(): void {
     this.#owners.clear()
   }
