@@ -7,5 +7,9 @@ import { fileURLToPath } from 'node:url'
 import { benchThroughput } from './http-throughput.ts'
 
 await benchThroughput()
-const memory = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./list-memory.ts', import.meta.url))], { stdio: 'inherit' })
-if (memory.status !== 0) process.exitCode = 1
+// Each of these runs in its own process, so their memory and JIT state do not mix.
+for (const script of ['./list-memory.ts', './wire-roundtrip.ts']) {
+  console.log('')
+  const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], { stdio: 'inherit' })
+  if (child.status !== 0) process.exitCode = 1
+}
