@@ -1,4 +1,5 @@
-import { CRUDRouter, type CRUDRouterOptions, createApp } from '../../src/index.ts'
+import type { FastifyServerOptions } from 'fastify'
+import { CRUDRouter, type CRUDRouterOptions, createApp, type DriverDb } from '../../src/index.ts'
 import type { OpenedStore, StoreMode } from './stores.ts'
 
 export type App = Awaited<ReturnType<typeof createApp>>
@@ -13,12 +14,29 @@ export interface TestApp {
 }
 
 /** Opens a store of `mode`, builds an app with one CRUDRouter per entry of `routers`, and readies it. */
-export async function buildApp(mode: StoreMode, ...routers: RouterOptions[]): Promise<TestApp> {
+export function buildApp(mode: StoreMode, ...routers: RouterOptions[]): Promise<TestApp> {
+  return buildAppWith(mode, {}, ...routers)
+}
+
+/** What some tests need beyond `buildApp`: Fastify options (a larger bodyLimit) and a wrapped db. */
+export interface RelationsAppSettings {
+  fastify?: FastifyServerOptions
+  /** Wraps the store's db before the routers get it (to count store calls). */
+  wrapDb?: (db: DriverDb) => DriverDb
+}
+
+/** `buildApp` with settings. */
+export async function buildAppWith(mode: StoreMode, settings: RelationsAppSettings, ...routers: RouterOptions[]): Promise<TestApp> {
   const store = await mode.open()
   try {
-    const app = await createApp({ title: 'HTTP tests', version: '1.0.0' })
+    const app = await createApp({
+      title: 'HTTP tests',
+      version: '1.0.0',
+      ...(settings.fastify === undefined ? {} : { fastify: settings.fastify }),
+    })
+    const db = settings.wrapDb === undefined ? store.db : settings.wrapDb(store.db)
     for (const options of routers) {
-      await app.register(CRUDRouter, { ...options, db: store.db })
+      await app.register(CRUDRouter, { ...options, db })
     }
     await app.ready()
     return {

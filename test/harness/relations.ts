@@ -1,49 +1,10 @@
-import type { FastifyServerOptions } from 'fastify'
-import { CRUDRouter, createApp, type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
-import type { RouterOptions, TestApp } from './app.ts'
-import type { StoreMode } from './stores.ts'
+import { type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { buildAppWith } from './app.ts'
 
-/** What relation tests need beyond `buildApp`: Fastify options (a larger bodyLimit) and a wrapped db. */
-export interface RelationsAppSettings {
-  fastify?: FastifyServerOptions
-  /** Wraps the store's db before the routers get it (to count store calls). */
-  wrapDb?: (db: DriverDb) => DriverDb
-}
+export type { RelationsAppSettings } from './app.ts'
 
-/** `buildApp` with settings: opens a store of `mode`, registers one CRUDRouter per entry, readies the app. */
-export async function buildRelationsApp(
-  mode: StoreMode,
-  settings: RelationsAppSettings,
-  ...routers: RouterOptions[]
-): Promise<TestApp> {
-  const store = await mode.open()
-  try {
-    const app = await createApp({
-      title: 'Relation tests',
-      version: '1.0.0',
-      ...(settings.fastify === undefined ? {} : { fastify: settings.fastify }),
-    })
-    const db = settings.wrapDb === undefined ? store.db : settings.wrapDb(store.db)
-    for (const options of routers) {
-      await app.register(CRUDRouter, { ...options, db })
-    }
-    await app.ready()
-    return {
-      app,
-      store,
-      async close() {
-        try {
-          await app.close()
-        } finally {
-          await store.close()
-        }
-      },
-    }
-  } catch (error) {
-    await store.close()
-    throw error
-  }
-}
+/** `buildApp` with settings (a larger bodyLimit, a wrapped db), for relation tests. */
+export const buildRelationsApp = buildAppWith
 
 /** Counts the calls the routers make on each collection, by collection name and method. */
 export class StoreCallCounter {
