@@ -13,6 +13,18 @@ import {
   targetCollection,
 } from './command-context.js'
 
+/** `skip`, `limit` (a negative limit means the same count) and `maxTimeMS`, shared by find and count. */
+function pageOptions(command: Document): { skip?: number, limit?: number, maxTimeMS?: number } {
+  const options: { skip?: number, limit?: number, maxTimeMS?: number } = {}
+  const skip = optionalCount(command, 'skip')
+  if (skip) options.skip = skip
+  const limit = optionalNumber(command, 'limit')
+  if (limit) options.limit = Math.abs(limit)
+  const maxTimeMS = optionalCount(command, 'maxTimeMS')
+  if (maxTimeMS) options.maxTimeMS = maxTimeMS
+  return options
+}
+
 /** find: options map onto the engine's find; the first batch comes back with a cursor id. */
 const find: CommandHandler = async (command, context) => {
   refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData', 'let'])
@@ -22,12 +34,8 @@ const find: CommandHandler = async (command, context) => {
   if (sort) options.sort = sort
   const projection = optionalDocument(command, 'projection')
   if (projection) options.projection = projection
-  const skip = optionalCount(command, 'skip')
-  if (skip) options.skip = skip
+  Object.assign(options, pageOptions(command))
   const limit = optionalNumber(command, 'limit')
-  if (limit) options.limit = Math.abs(limit)
-  const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  if (maxTimeMS) options.maxTimeMS = maxTimeMS
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
   const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
   return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command, single)
@@ -68,13 +76,7 @@ const killCursors: CommandHandler = async (command, context) => {
 const count: CommandHandler = async (command, context) => {
   refuseOptions(command, ['collation'])
   const collection = targetCollection(command, 'count', context)
-  const options: { skip?: number, limit?: number, maxTimeMS?: number } = {}
-  const skip = optionalCount(command, 'skip')
-  if (skip) options.skip = skip
-  const limit = optionalNumber(command, 'limit')
-  if (limit) options.limit = Math.abs(limit)
-  const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  if (maxTimeMS) options.maxTimeMS = maxTimeMS
+  const options = pageOptions(command)
   return { n: await collection.countDocuments(optionalDocument(command, 'query') ?? {}, options), ok: 1 }
 }
 
