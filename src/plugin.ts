@@ -45,7 +45,8 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     store,
     { typed, visible, sortable, scopeShape: typed },
     { visible, typed, limits: options.filterLimits },
-    { body: ref(model), patch: ref(patch), out: ref(baseOut), read: ref(out) }
+    { body: ref(model), patch: ref(patch), read: ref(out) },
+    populator === undefined ? async (doc) => doc : async (doc) => (await populator.populate([doc]))[0]!
   )
   const lookups = options.lookups.map((lookup) => planLookup(lookup, options, context))
   const embeds = options.embeds.map((embed) => planEmbed(embed, context))
@@ -79,7 +80,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const routes: RouteOptions[] = []
   if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, { serializeItem, transformPage: populate }))
   if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
-  if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl, populate && (async (doc) => (await populate([doc]))[0]!)))
+  if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl))
   if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
   if (!disabled.has('UpdateOne')) routes.push(buildUpdateRoute(context, itemUrl))
   if (!disabled.has('DeleteOne')) routes.push(buildRemoveRoute(context, itemUrl))

@@ -7,7 +7,7 @@ import type { RouterContext } from './router-context.js'
 /** POST <prefix>: 201 with the created document. */
 export function buildCreateRoute(context: RouterContext, url: string): RouteOptions {
   const route = context.routeOptions('CreateOne', {
-    201: { ...context.refs.out, description: 'The created document' },
+    201: { ...context.refs.read, description: 'The created document, as GET one answers it' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not created (duplicate id or identifier)' },
   })
   return {
@@ -17,7 +17,7 @@ export function buildCreateRoute(context: RouterContext, url: string): RouteOpti
     schema: { ...route.schema, summary: `Create a document in ${context.options.collectionName}`, body: context.refs.body },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const created = await writeOrExplain(() => context.store.insert(request.body as WireDoc), notCreated)
-      return reply.code(201).send(created)
+      return reply.code(201).send(await context.present(created))
     },
   }
 }

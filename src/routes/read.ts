@@ -1,10 +1,9 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import { errorRef } from '../schema/error-schemas.js'
-import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
 
 /** GET <prefix>/{id}: the document, or "Document not found" for a missing, invalid or out-of-scope id. */
-export function buildReadRoute(context: RouterContext, url: string, transform?: (doc: WireDoc) => Promise<WireDoc>): RouteOptions {
+export function buildReadRoute(context: RouterContext, url: string): RouteOptions {
   const route = context.routeOptions('GetOne', {
     200: { ...context.refs.read, description: 'The document' },
     [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found' },
@@ -18,7 +17,7 @@ export function buildReadRoute(context: RouterContext, url: string, transform?: 
       const filter = await context.itemFilter(request)
       const doc = filter === undefined ? undefined : await context.store.findOne(filter)
       if (doc === undefined) throw context.notFound()
-      return transform === undefined ? doc : transform(doc)
+      return context.present(doc)
     },
   }
 }

@@ -11,7 +11,7 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
   // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
   const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
   const route = context.routeOptions('ReplaceOne', {
-    200: { ...context.refs.out, description: 'The replaced document' },
+    200: { ...context.refs.read, description: 'The replaced document, as GET one answers it' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not replaced (missing, or a duplicate identifier)' },
   })
   return {
@@ -30,7 +30,7 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       if (filter === undefined) throw notReplaced()
       const doc = await writeOrExplain(() => context.store.replace(filter, body, keepOnReplace), notReplaced)
       if (doc === undefined) throw notReplaced()
-      return doc
+      return context.present(doc)
     },
   }
 }

@@ -5,7 +5,7 @@ import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
-import type { CollectionStore } from '../store/store.js'
+import type { CollectionStore, WireDoc } from '../store/store.js'
 import type { ListSpec } from './list.js'
 
 /** What every route of one router shares, computed once at registration. */
@@ -20,8 +20,10 @@ export interface RouterContext {
   readonly listSpec: ListSpec
   /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
   readonly itemParam: string
-  /** `$ref`s of the component schemas; `read` is the output of GET routes (populated), `out` of writes. */
-  readonly refs: { body: object, patch: object, out: object, read: object }
+  /** `$ref`s of the component schemas; `read` is the output of every route that answers a document. */
+  readonly refs: { body: object, patch: object, read: object }
+  /** A stored document as GET one answers it (populated); writes answer the same shape. */
+  present(doc: WireDoc): Promise<WireDoc>
   /** The compiled scope of `filterDependency` for this request; undefined when there is none. */
   scope(request: FastifyRequest): Promise<Filter | undefined>
   /** Identifier AND scope; undefined when the identifier cannot match any document. */
@@ -38,7 +40,8 @@ export function buildRouterContext(
   store: CollectionStore,
   shapes: { typed: ShapeNode, visible: ShapeNode, sortable: ShapeNode, scopeShape: ShapeNode },
   filterContext: FilterContext,
-  refs: RouterContext['refs']
+  refs: RouterContext['refs'],
+  present: RouterContext['present']
 ): RouterContext {
   const itemParam = options.identifierField === '_id' ? 'id' : options.identifierField
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
@@ -66,6 +69,7 @@ export function buildRouterContext(
     listSpec: { sortable: shapes.sortable, filterContext, page: options },
     itemParam,
     refs,
+    present,
     scope,
     async itemFilter(request) {
       const raw = (request.params as Record<string, string>)[itemParam] ?? ''

@@ -9,7 +9,7 @@ import type { RouterContext } from './router-context.js'
 /** PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. */
 export function buildUpdateRoute(context: RouterContext, url: string): RouteOptions {
   const route = context.routeOptions('UpdateOne', {
-    200: { ...context.refs.out, description: 'The updated document' },
+    200: { ...context.refs.read, description: 'The updated document, as GET one answers it' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not updated (missing, or a duplicate identifier)' },
   })
   return {
@@ -28,7 +28,7 @@ export function buildUpdateRoute(context: RouterContext, url: string): RouteOpti
       if (filter === undefined) throw notUpdated()
       const doc = await writeOrExplain(() => context.store.update(filter, { set: changes }), notUpdated)
       if (doc === undefined) throw notUpdated()
-      return doc
+      return context.present(doc)
     },
   }
 }

@@ -181,8 +181,10 @@ describeEachStore('GET /openapi.json documents relation routes', (mode) => {
     assert.deepEqual(Object.keys(spec.components.schemas.ArtistOut.properties).sort(), ['id', 'name'])
   })
 
-  it('documents writes of a populated router with ids, not documents', () => {
-    assert.equal(okRef('/tracks', 'post', '201').$ref, '#/components/schemas/TrackOut')
+  it('documents write bodies of a populated router with ids, and write answers like GET one', () => {
+    assert.equal(okRef('/tracks', 'post', '201').$ref, '#/components/schemas/TrackOutPopulated')
+    assert.equal(okRef('/tracks/{id}', 'put', '200').$ref, '#/components/schemas/TrackOutPopulated')
+    assert.equal(okRef('/tracks/{id}', 'patch', '200').$ref, '#/components/schemas/TrackOutPopulated')
     assert.equal(bodyRef('/tracks', 'post'), '#/components/schemas/Track')
     assert.equal(spec.components.schemas.Track.properties.artistIds.type, 'array')
     assert.equal(spec.components.schemas.Track.properties.artistIds.items.type, 'string')

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { CRUDPopulate, MongoModel, Type } from '../../src/index.ts'
+import { CRUDPopulate, MongoModel, MongoModelOut, Type } from '../../src/index.ts'
 import { filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { expectBodyValidationError, expectEntryAt } from '../harness/expect.ts'
 import {
@@ -128,7 +128,7 @@ describeEachStore('populates with a router modelOut', (mode) => {
     assert.deepEqual(got.artistIds, [shown(ann), shown(ben), shown(ann)])
   })
 
-  it('POST accepts ids and answers with ids, not documents', async () => {
+  it('POST accepts ids and answers like GET one, references populated', async () => {
     const [ann, ben] = artists
     const res = await t.app.inject({
       method: 'POST',
@@ -137,10 +137,12 @@ describeEachStore('populates with a router modelOut', (mode) => {
     })
     assert.equal(res.statusCode, 201, res.body)
     const created = res.json()
-    assert.deepEqual(created, { id: created.id, title: 'posted', artistIds: [ben.id, ann.id], labelId: label.id })
+    assert.deepEqual(created, { id: created.id, title: 'posted', artistIds: [shown(ben), shown(ann)], labelId: shown(label) })
+    assert.deepEqual(created, await getJson(t.app, `/tracks/${created.id}`))
+    assert.deepEqual((await getJson(t.app, `/raw-tracks/${created.id}`)).artistIds, [ben.id, ann.id], 'ids are what is stored')
   })
 
-  it('PUT accepts ids and answers with ids', async () => {
+  it('PUT accepts ids and answers like GET one', async () => {
     const [ann, ben, cid] = artists
     const track = await createDoc(t.app, '/tracks', { title: 'put', artistIds: [ann.id] })
     const res = await t.app.inject({
@@ -149,11 +151,11 @@ describeEachStore('populates with a router modelOut', (mode) => {
       payload: { title: 'put-2', artistIds: [cid.id, ben.id] },
     })
     assert.equal(res.statusCode, 200, res.body)
-    assert.deepEqual(res.json(), { id: track.id, title: 'put-2', artistIds: [cid.id, ben.id] })
-    assert.deepEqual((await getJson(t.app, `/tracks/${track.id}`)).artistIds, [shown(cid), shown(ben)])
+    assert.deepEqual(res.json(), { id: track.id, title: 'put-2', artistIds: [shown(cid), shown(ben)] })
+    assert.deepEqual(res.json(), await getJson(t.app, `/tracks/${track.id}`))
   })
 
-  it('PATCH accepts ids and answers with ids', async () => {
+  it('PATCH accepts ids and answers like GET one', async () => {
     const [ann, , cid] = artists
     const track = await createDoc(t.app, '/tracks', { title: 'patch', artistIds: [ann.id] })
     const res = await t.app.inject({
@@ -162,7 +164,7 @@ describeEachStore('populates with a router modelOut', (mode) => {
       payload: { artistIds: [cid.id], labelId: label.id },
     })
     assert.equal(res.statusCode, 200, res.body)
-    assert.deepEqual(res.json(), { id: track.id, title: 'patch', artistIds: [cid.id], labelId: label.id })
+    assert.deepEqual(res.json(), { id: track.id, title: 'patch', artistIds: [shown(cid)], labelId: shown(label) })
   })
 
   it('refuses populated documents in place of ids in a write (422), and writes nothing', async () => {
@@ -175,6 +177,46 @@ describeEachStore('populates with a router modelOut', (mode) => {
     expectEntryAt(expectBodyValidationError(res), ['body', 'artistIds', 0])
     const url = `/raw-tracks${filtersQuery({ title: 'documents' })}`
     assert.deepEqual(await getJson(t.app, url), [])
+  })
+})
+
+/** SPEC §2.1: the router's output model types the populated field as a list of the populated output model. */
+const TrackDocsOut = MongoModelOut('TrackDocsOut', {
+  title: Type.String(),
+  artistIds: Type.Array(ArtistOut),
+  labelId: Type.Optional(Type.Union([LabelOut, Type.Null()])),
+})
+
+describeEachStore('writes through a modelOut that types populated fields as documents', (mode) => {
+  let t: TestApp
+  let ann: Json
+  let label: Json
+  before(async () => {
+    t = await buildRelationsApp(mode, {}, artistsRouter, labelsRouter, {
+      model: Track,
+      modelOut: TrackDocsOut,
+      collectionName: 'tracks',
+      prefix: '/tracks',
+      populates: [populateArtists, populateLabel],
+    })
+    ;[ann] = await seedArtists(t, ['ann'])
+    label = await createDoc(t.app, '/labels', { name: 'green', secret: 'green-secret' })
+  })
+  after(() => t.close())
+
+  it('answers POST 201, PUT and PATCH 200 in the shape of GET one', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/tracks', payload: { title: 'a', artistIds: [ann.id], labelId: label.id } })
+    assert.equal(created.statusCode, 201, created.body)
+    const id = created.json().id
+    const expected = { id, title: 'a', artistIds: [shown(ann)], labelId: shown(label) }
+    assert.deepEqual(created.json(), expected)
+    assert.deepEqual(await getJson(t.app, `/tracks/${id}`), expected)
+    const replaced = await t.app.inject({ method: 'PUT', url: `/tracks/${id}`, payload: { title: 'b', artistIds: [ann.id] } })
+    assert.equal(replaced.statusCode, 200, replaced.body)
+    assert.deepEqual(replaced.json(), { id, title: 'b', artistIds: [shown(ann)] })
+    const patched = await t.app.inject({ method: 'PATCH', url: `/tracks/${id}`, payload: { labelId: label.id } })
+    assert.equal(patched.statusCode, 200, patched.body)
+    assert.deepEqual(patched.json(), { id, title: 'b', artistIds: [shown(ann)], labelId: shown(label) })
   })
 })
 
