@@ -41,6 +41,7 @@ export type RequestErrorCode =
   | 'FMC_ERR_FILTER_INVALID'
   | 'FMC_ERR_TOO_LARGE'
   | 'FMC_ERR_DEPENDENCY'
+  | 'FMC_ERR_OUT_OF_SCOPE'
   | 'FMC_ERR_HTTP'
 
 /**
@@ -69,6 +70,8 @@ export const notDeleted = () => new HTTPException(422, 'Document not deleted', '
 export const invalidQuery = (detail: string) => new HTTPException(422, detail, 'FMC_ERR_QUERY_INVALID')
 export const invalidFilter = (detail: string) => new HTTPException(422, detail, 'FMC_ERR_FILTER_INVALID')
 export const invalidBody = (issues: ValidationIssue[]) => new HTTPException(422, issues, 'FMC_ERR_VALIDATION')
+export const outOfScope = () =>
+  new HTTPException(403, "Write refused: the result would fall outside the caller's scope (filterDependency)", 'FMC_ERR_OUT_OF_SCOPE')
 export const tooLarge = () =>
   new HTTPException(422, 'Document would exceed the 16 MB document size limit', 'FMC_ERR_TOO_LARGE')
 

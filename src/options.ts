@@ -34,6 +34,11 @@ export interface CRUDRouterOptions extends DependencyOptions {
   disableUpdateOne?: boolean
   disableDeleteOne?: boolean
   filterDependency?: FilterDependency
+  /**
+   * What the list does with client `filters` under a `filterDependency` scope: `'ignore'` them
+   * (SPEC §4.2 rule 4, the default) or `'and'` them with the scope, so scoped lists can search.
+   */
+  filtersUnderScope?: 'ignore' | 'and'
   /** Status of "Document not found" answers: 400 as the spec says, or 404. */
   notFoundStatus?: 400 | 404
   /** Fields clients may filter on (dotted paths); default: the output model's fields. */
@@ -62,6 +67,7 @@ export interface ResolvedRouterOptions {
   readonly disabled: ReadonlySet<RouteName>
   readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
   readonly filterDependency: FilterDependency | undefined
+  readonly filtersUnderScope: 'ignore' | 'and'
   readonly notFoundStatus: 400 | 404
   readonly filterable: readonly string[] | undefined
   readonly sortable: readonly string[] | undefined
@@ -129,6 +135,10 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (filterDependency !== undefined && typeof filterDependency !== 'function') {
     throw fail(`'filterDependency' must be a function, received ${describeValue(filterDependency)}`)
   }
+  const filtersUnderScope = raw['filtersUnderScope'] ?? 'ignore'
+  if (filtersUnderScope !== 'ignore' && filtersUnderScope !== 'and') {
+    throw fail(`'filtersUnderScope' must be 'ignore' or 'and', received ${describeValue(filtersUnderScope)}`)
+  }
   const notFoundStatus = raw['notFoundStatus'] ?? 400
   if (notFoundStatus !== 400 && notFoundStatus !== 404) throw fail(`'notFoundStatus' must be 400 or 404, received ${describeValue(notFoundStatus)}`)
   return Object.freeze({
@@ -144,6 +154,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     disabled,
     dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
     filterDependency: filterDependency as FilterDependency | undefined,
+    filtersUnderScope,
     notFoundStatus,
     filterable: stringList(raw, 'filterable'),
     sortable: stringList(raw, 'sortable'),

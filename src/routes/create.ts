@@ -3,6 +3,7 @@ import { notCreated, StoreError, tooLarge } from '../errors.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
+import { checkCreateInScope, fillFromScope } from './scoped-write.js'
 
 /** POST <prefix>: 201 with the created document. */
 export function buildCreateRoute(context: RouterContext, url: string): RouteOptions {
@@ -10,13 +11,20 @@ export function buildCreateRoute(context: RouterContext, url: string): RouteOpti
     201: { ...context.refs.read, description: 'The created document, as GET one answers it' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not created (duplicate id or identifier)' },
   })
+  // Fields the scope fixes are filled in after the dependencies ran and before validation.
+  const fill = context.options.filterDependency === undefined ? [] : [(request: FastifyRequest) => fillFromScope(context, request)]
+  const own = route.preValidation === undefined ? [] : [route.preValidation].flat()
+  const preValidation = [...own, ...fill]
   return {
     method: 'POST',
     url,
     ...route,
+    ...(preValidation.length > 0 ? { preValidation } : {}),
     schema: { ...route.schema, summary: `Create a document in ${context.options.collectionName}`, body: context.refs.body },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const created = await writeOrExplain(() => context.store.insert(request.body as WireDoc), notCreated)
+      const doc = request.body as WireDoc
+      await checkCreateInScope(context, request, doc)
+      const created = await writeOrExplain(() => context.store.insert(doc), notCreated)
       return reply.code(201).send(await context.present(created))
     },
   }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { type FilterContext, parseFilter } from '../query/parse-filter.js'
@@ -47,12 +48,15 @@ export function buildListRoute(context: RouterContext, url: string, list: ListRo
 
 async function parseListQuery(context: RouterContext, request: FastifyRequest): Promise<ListQuery> {
   const query = request.query as ListQueryString
-  // With a scope, client filters are ignored (SPEC §4.2 rule 4): the scope alone decides.
-  if (context.options.filterDependency !== undefined) {
-    const { filters: _ignored, ...rest } = query
-    return { ...parseClientQuery(rest, context.listSpec), filter: await context.scope(request) }
+  if (context.options.filterDependency === undefined) return parseClientQuery(query, context.listSpec)
+  // With a scope, client filters are ignored (SPEC §4.2 rule 4) unless the router ANDs them with it:
+  // either way the scope is never widened.
+  if (context.options.filtersUnderScope === 'and') {
+    const parsed = parseClientQuery(query, context.listSpec)
+    return { ...parsed, filter: allOf(await context.scope(request), parsed.filter) }
   }
-  return parseClientQuery(query, context.listSpec)
+  const { filters: _ignored, ...rest } = query
+  return { ...parseClientQuery(rest, context.listSpec), filter: await context.scope(request) }
 }
 
 /** What a list (main, lookup children or embedded items) lets clients filter, sort and page by. */

@@ -5,11 +5,15 @@ import { withoutBodyId } from './body-id.js'
 import { writeOrExplain } from './create.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
+import { scopedWrite } from './scoped-write.js'
 
 /** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
 export function buildReplaceRoute(context: RouterContext, url: string): RouteOptions {
   // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
   const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
+  // What a PUT decides: the model's fields (sent, or removed when left out); the rest is kept.
+  const declared = new Set(context.typed.kind === 'object' ? context.typed.fields.keys() : [])
+  const replaced = (field: string) => declared.has(field) && field !== '_id' && !keepOnReplace.includes(field)
   const route = context.routeOptions('ReplaceOne', {
     200: { ...context.refs.read, description: 'The replaced document, as GET one answers it' },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not replaced (missing, or a duplicate identifier)' },
@@ -28,8 +32,14 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       const body = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notReplaced()
-      const doc = await writeOrExplain(() => context.store.replace(filter, body, keepOnReplace), notReplaced)
-      if (doc === undefined) throw notReplaced()
+      const doc = await scopedWrite(
+        context,
+        request,
+        filter,
+        { after: body, isKnown: replaced },
+        (guarded) => writeOrExplain(() => context.store.replace(guarded, body, keepOnReplace), notReplaced),
+        notReplaced
+      )
       return context.present(doc)
     },
   }

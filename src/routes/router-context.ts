@@ -24,7 +24,10 @@ export interface RouterContext {
   readonly refs: { body: object, patch: object, read: object }
   /** A stored document as GET one answers it (populated); writes answer the same shape. */
   present(doc: WireDoc): Promise<WireDoc>
-  /** The compiled scope of `filterDependency` for this request; undefined when there is none. */
+  /**
+   * The compiled scope of `filterDependency` for this request (computed once per request); undefined
+   * when there is none. A scope the router cannot use matches nothing, and the error is logged once.
+   */
   scope(request: FastifyRequest): Promise<Filter | undefined>
   /** Identifier AND scope; undefined when the identifier cannot match any document. */
   itemFilter(request: FastifyRequest): Promise<Filter | undefined>
@@ -46,17 +49,46 @@ export function buildRouterContext(
   const itemParam = options.identifierField === '_id' ? 'id' : options.identifierField
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
   const scopeContext: FilterContext = { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed }
+  const scopes = new WeakMap<FastifyRequest, Promise<Filter | undefined>>()
+  const logged = new Set<string>()
 
-  async function scope(request: FastifyRequest): Promise<Filter | undefined> {
-    if (options.filterDependency === undefined) return undefined
-    const raw = await options.filterDependency(request)
+  /**
+   * The scope is server code, but it is built from request data (a header, a token claim): a missing
+   * value or one of the wrong type is the app's problem, never a reason to widen the scope or to
+   * answer 500. It matches nothing, and the first occurrence of each problem is logged.
+   */
+  async function compileScope(request: FastifyRequest): Promise<Filter | undefined> {
+    const filterDependency = options.filterDependency
+    if (filterDependency === undefined) return undefined
+    const raw = await filterDependency(request)
     if (raw === undefined || raw === null) return undefined
+    const missing = findUndefined(raw)
+    const problem = missing !== undefined
+      ? `filterDependency returned undefined for "${missing}"`
+      : tryParse(raw)
+    if (typeof problem !== 'string') return problem
+    if (!logged.has(problem)) {
+      logged.add(problem)
+      request.log.error({ collection: options.collectionName }, `${problem}: the scope matches nothing (logged once)`)
+    }
+    return MATCH_NOTHING
+  }
+
+  function tryParse(raw: unknown): Filter | undefined | string {
     try {
       return parseFilterObject(raw, scopeContext)
     } catch (error) {
-      // The scope is server code: a filter outside the grammar is a bug of the app, not of the client.
-      throw new Error(`filterDependency returned a filter the router cannot use: ${(error as Error).message}`, { cause: error })
+      return `filterDependency returned a filter the router cannot use (${(error as Error).message})`
     }
+  }
+
+  function scope(request: FastifyRequest): Promise<Filter | undefined> {
+    let found = scopes.get(request)
+    if (found === undefined) {
+      found = compileScope(request)
+      scopes.set(request, found)
+    }
+    return found
   }
 
   return {
@@ -87,6 +119,21 @@ export function buildRouterContext(
       return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
     },
   }
+}
+
+/** A filter no document matches (`_id` in an empty set): what an unusable scope becomes. */
+export const MATCH_NOTHING: Filter = { kind: 'field', path: '_id', conditions: [{ op: 'in', values: [] }] }
+
+/** The dotted path of the first `undefined` value in a scope object, if any. */
+function findUndefined(value: unknown, path = ''): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, sub] of Object.entries(value)) {
+    const here = path === '' ? key : `${path}.${key}`
+    if (sub === undefined) return here
+    const found = findUndefined(sub, here)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 /** The path segment as a value of the identifier field's type; undefined when no document can have it. */

@@ -5,6 +5,7 @@ import { withoutBodyId } from './body-id.js'
 import { writeOrExplain } from './create.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
+import { scopedWrite } from './scoped-write.js'
 
 /** PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. */
 export function buildUpdateRoute(context: RouterContext, url: string): RouteOptions {
@@ -26,8 +27,14 @@ export function buildUpdateRoute(context: RouterContext, url: string): RouteOpti
       const changes = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notUpdated()
-      const doc = await writeOrExplain(() => context.store.update(filter, { set: changes }), notUpdated)
-      if (doc === undefined) throw notUpdated()
+      const doc = await scopedWrite(
+        context,
+        request,
+        filter,
+        { after: changes, isKnown: (field) => Object.hasOwn(changes, field) },
+        (guarded) => writeOrExplain(() => context.store.update(guarded, { set: changes }), notUpdated),
+        notUpdated
+      )
       return context.present(doc)
     },
   }

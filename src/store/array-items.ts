@@ -7,6 +7,7 @@ import type { Document, DriverCollection } from './driver-db.js'
 import { compileFilter } from './embedded/compile-filter.js'
 import { SortedCollector } from './embedded/sort-documents.js'
 import { translating } from './map-driver-error.js'
+import { newObjectId } from './new-object-id.js'
 import type { ArrayItems, WireDoc } from './store.js'
 import { toMongoFilter } from './to-mongo-filter.js'
 
@@ -55,8 +56,9 @@ export function createArrayItems(
     push: (parent, item) =>
       translating(async () => {
         const stored = toStored(item, itemShape) as Document
-        stored['_id'] = stored['_id'] ?? new ObjectId()
-        // The `$ne` guard makes a client-chosen id that already exists a no-op instead of a duplicate.
+        // Ids the server chooses cannot be guessed, so no client can plant an item at the next one.
+        if (stored['_id'] === undefined) stored['_id'] = newObjectId()
+        // The `$ne` guard makes an id that already exists a no-op instead of a duplicate.
         const filter = { ...toMongoFilter(parent), [`${field}._id`]: { $ne: stored['_id'] } }
         const result = await collection.updateOne(filter, { $push: { [field]: stored } }, timeLimit)
         return result.matchedCount === 1 ? toWire(stored) : undefined

@@ -6,8 +6,19 @@ import { createArrayItems } from './array-items.js'
 import { toStored, toWire } from './codec.js'
 import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './driver-db.js'
 import { mapDriverError, translating } from './map-driver-error.js'
+import { newObjectId } from './new-object-id.js'
 import type { CollectionStore, DocChanges, WireDoc } from './store.js'
 import { toMongoFilter } from './to-mongo-filter.js'
+
+/** Fresh ids tried before a create whose server-chosen ids keep colliding gives up. */
+const ID_ATTEMPTS = 3
+
+/** A duplicate key error on the `_id` index (not on a unique field). */
+function isDuplicateId(error: unknown): boolean {
+  const { code, keyPattern, message } = (error ?? {}) as { code?: unknown, keyPattern?: Record<string, unknown>, message?: unknown }
+  if (code !== 11000) return false
+  return keyPattern !== undefined ? Object.keys(keyPattern).join() === '_id' : / index: _id_ /.test(String(message))
+}
 
 export interface CollectionStoreOptions {
   /** Server-side time limit of every query. */
@@ -62,18 +73,25 @@ export function createCollectionStore(
     insert: (doc) =>
       translating(async () => {
         const document = stored(doc)
-        const { insertedId } = await collection.insertOne(document)
-        return toWire({ ...document, _id: insertedId })
+        const chosen = document['_id'] !== undefined
+        for (let attempt = 1; ; attempt++) {
+          const attempted = chosen ? document : { _id: newObjectId(), ...document }
+          try {
+            await collection.insertOne(attempted)
+            return toWire(attempted)
+          } catch (error) {
+            // An id the server chose that is taken (a document planted there) is retried with another;
+            // a client's own id, or a unique field, stays a duplicate.
+            if (chosen || attempt >= ID_ATTEMPTS || !isDuplicateId(error)) throw error
+          }
+        }
       }),
     replace: (filter, doc, keep = []) =>
       translating(async () => {
         const { _id: _ignored, ...replacement } = stored(doc)
         const mongoFilter = toMongoFilter(filter)
-        if (keep.length === 0) {
-          const after = await collection.findOneAndReplace(mongoFilter, replacement, { returnDocument: 'after', ...timeLimit })
-          return after === null ? undefined : toWire(after)
-        }
-        // Keeping embedded arrays: set what was sent, unset the model's other fields, in one atomic update.
+        // Set what was sent and unset the model's other fields, in one atomic update: fields the model
+        // does not declare (embedded arrays, another API version's fields) are kept.
         const unset = modelFields.filter((name) => !(name in replacement) && !keep.includes(name) && name !== '_id')
         const update: Document = { $set: replacement }
         if (unset.length > 0) update['$unset'] = Object.fromEntries(unset.map((name) => [name, '']))

@@ -25,8 +25,9 @@ export interface CollectionStore {
   /** Inserts a document; a duplicate `_id` or unique field raises StoreError FMC_ERR_STORE_DUPLICATE. */
   insert(doc: WireDoc): Promise<WireDoc>
   /**
-   * Replaces the whole document matching `filter`, keeping its `_id` and the fields named in `keep`
-   * (embedded item arrays the model does not declare); undefined when nothing matched.
+   * Replaces every field the model declares in the document matching `filter`: those sent are set,
+   * the others removed. `_id`, fields the model does not declare and the fields named in `keep`
+   * (embedded item arrays) are kept. Undefined when nothing matched.
    */
   replace(filter: Filter, doc: WireDoc, keep?: readonly string[]): Promise<WireDoc | undefined>
   update(filter: Filter, changes: DocChanges): Promise<WireDoc | undefined>

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from 'fastify'
+import { outOfScope } from '../errors.js'
+import { partialEvaluate } from '../query/evaluate-filter.js'
+import { allOf, type Filter, type FilterValue, IdRef } from '../query/filter.js'
+import type { WireDoc } from '../store/store.js'
+import type { RouterContext } from './router-context.js'
+
+/**
+ * Keeps writes inside the caller's row scope. A write knows the fields it sets; the scope is
+ * evaluated on them, and what it says about the fields the write leaves alone becomes part of the
+ * write's own filter, so the database checks it in the same atomic operation: no concurrent write
+ * can slip between the check and the change.
+ *
+ * `after` holds the fields the write sets (wire names); `isKnown` says which top-level fields the
+ * result takes from `after` (absent there means removed). Answers 403 when the result would leave
+ * the scope, the route's own refusal (`refused`) when the document is missing or out of scope.
+ */
+export async function scopedWrite<T>(
+  context: RouterContext,
+  request: FastifyRequest,
+  itemFilter: Filter,
+  change: { after: WireDoc, isKnown: (field: string) => boolean },
+  write: (filter: Filter) => Promise<T | undefined>,
+  refused: () => Error
+): Promise<T> {
+  const scope = await context.scope(request)
+  const residual = scope === undefined ? true : partialEvaluate(scope, change.after, change.isKnown)
+  if (residual === false) {
+    // The document is not changed either way; the answer says why.
+    throw (await context.store.findOne(itemFilter)) === undefined ? refused() : outOfScope()
+  }
+  const result = await write(residual === true ? itemFilter : allOf(itemFilter, residual)!)
+  if (result !== undefined) return result
+  if (residual !== true && (await context.store.findOne(itemFilter)) !== undefined) throw outOfScope()
+  throw refused()
+}
+
+/** A create's document must fall inside the scope; every field of it is known. */
+export async function checkCreateInScope(context: RouterContext, request: FastifyRequest, doc: WireDoc): Promise<void> {
+  const scope = await context.scope(request)
+  if (scope !== undefined && partialEvaluate(scope, doc, () => true) !== true) throw outOfScope()
+}
+
+/**
+ * A create that leaves out a field the scope fixes by equality (`{ owner: <caller> }`) gets the
+ * scope's value. Runs before validation, so such a field may be required by the model.
+ */
+export async function fillFromScope(context: RouterContext, request: FastifyRequest): Promise<void> {
+  const body = request.body
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return
+  const scope = await context.scope(request)
+  for (const { path, value } of fixedFields(scope)) {
+    if (!Object.hasOwn(body, path)) (body as WireDoc)[path] = value instanceof IdRef ? value.hex : value
+  }
+}
+
+/** The top-level fields a scope fixes to one value: plain equalities, alone or ANDed. */
+function fixedFields(scope: Filter | undefined): Array<{ path: string, value: unknown }> {
+  if (scope === undefined) return []
+  const items = scope.kind === 'and' ? scope.items : [scope]
+  return items.flatMap((item) => {
+    if (item.kind !== 'field' || item.path.includes('.') || item.path === '_id') return []
+    const equal = item.conditions.find((condition) => condition.op === 'eq') as { value: FilterValue } | undefined
+    const value = equal?.value
+    // Objects are not filled in (their shape is the model's business, not the scope's), nor is null.
+    if (value === undefined || value === null || (typeof value === 'object' && !(value instanceof IdRef))) return []
+    return [{ path: item.path, value }]
+  })
+}
