@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
-import { MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { type DriverDb, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
 import { buildApp, buildAppWith, filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { Note } from '../harness/models.ts'
@@ -131,6 +131,48 @@ describeEachStore('writes stay inside a scope over several fields', (mode) => {
     const own = await createDoc(t.app, '/raw-tasks', { title: 'y', owner: 'alice', archived: false })
     const ok = await t.app.inject({ method: 'PATCH', url: `/tasks/${own.id}`, payload: { archived: true }, headers: asAlice })
     assert.equal(ok.statusCode, 200, ok.body)
+  })
+})
+
+/** A db where another client changes `owner` to bob right before each findOneAndUpdate of `tasks`. */
+function raceOwnerChange(db: DriverDb): DriverDb {
+  return {
+    collection(name: string) {
+      const collection = db.collection(name)
+      if (name !== 'tasks') return collection
+      return new Proxy(collection, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver)
+          if (typeof value !== 'function') return value
+          if (property !== 'findOneAndUpdate') return value.bind(target)
+          return async (filter: Record<string, unknown>, ...rest: unknown[]) => {
+            await target.updateMany({}, { $set: { owner: 'bob' } })
+            return value.call(target, filter, ...rest)
+          }
+        },
+      })
+    },
+  }
+}
+
+describeEachStore('the scope check of a write cannot be raced', (mode) => {
+  let t: TestApp
+  before(async () => {
+    t = await buildAppWith(
+      mode,
+      { wrapDb: raceOwnerChange },
+      { model: Task, collectionName: 'tasks', prefix: '/tasks', filterDependency: liveScope },
+      { model: Task, collectionName: 'tasks', prefix: '/raw-tasks' }
+    )
+  })
+  after(() => t.close())
+
+  it('refuses (403) a PATCH whose result leaves the scope because of a concurrent write, and changes nothing', async () => {
+    const task = await createDoc(t.app, '/raw-tasks', { title: 'raced', owner: 'alice', archived: false })
+    // Alice may archive her own task; but another client gives it to bob just before the write lands.
+    const res = await t.app.inject({ method: 'PATCH', url: `/tasks/${task.id}`, payload: { archived: true }, headers: asAlice })
+    assert.equal(res.statusCode, 403, res.body)
+    assert.deepEqual(await getJson(t.app, `/raw-tasks/${task.id}`), { ...task, owner: 'bob' })
   })
 })
 
