@@ -26,8 +26,9 @@ export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
 }
 
 /**
- * The five routes of SPEC §4.5 at `<item>/<embedName>`. Every write is a single atomic update of
- * the parent; when it matches nothing, a second read tells a missing parent (not found) from a
+ * The five routes of SPEC §4.5 at `<item>/<embedName>`, minus those the embed disables. Every write
+ * is a single atomic update of the parent, so it passes the parent's update guards too
+ * (UPDATES_PARENT); when it matches nothing, a second read tells a missing parent (not found) from a
  * missing or duplicate item (the write's own 422).
  */
 export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUrl: string): RouteOptions[] {

@@ -44,7 +44,10 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
   return { lookup, child, createBody, store }
 }
 
-/** The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`. */
+/**
+ * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
+ * disables. Children live in another collection: their writes read the parent, never update it.
+ */
 export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, allSchemas: readonly object[]): RouteOptions[] {
   const { lookup, child, store } = plan
   const listUrl = `${itemUrl}/${lookup.prefix}`

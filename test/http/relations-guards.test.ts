@@ -100,10 +100,12 @@ describeEachStore("writing an embedded item is an update of the parent: it runs 
     assert.deepEqual(calls, ['parent:getOne', 'embed:getOne'])
   })
 
-  it("keeps lookup child writes out of the parent's dependenciesUpdateOne (children live in another collection)", async () => {
+  it("keeps every lookup route out of the parent's dependenciesUpdateOne (children live in another collection)", async () => {
     const { note, comment } = await seed()
     const comments = `/notes/${note.id}/comments`
     for (const [request, own, status] of [
+      [{ method: 'GET', url: comments }, 'lookup:getAll', 200],
+      [{ method: 'GET', url: `${comments}/${comment.id}` }, 'lookup:getOne', 200],
       [{ method: 'POST', url: comments, payload: { body: 'new' } }, 'lookup:createOne', 201],
       [{ method: 'PUT', url: `${comments}/${comment.id}`, payload: { body: 'put' } }, 'lookup:replaceOne', 200],
       [{ method: 'PATCH', url: `${comments}/${comment.id}`, payload: { body: 'patched' } }, 'lookup:updateOne', 200],
