@@ -166,7 +166,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   })
 }
 
-function camel(key: string): string {
+/** `disable_get_all` -> `disableGetAll`: the name a snake-case option from the Python original now has. */
+export function camel(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 

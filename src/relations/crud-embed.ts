@@ -1,8 +1,10 @@
 import { SetupError } from '../errors.js'
 import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
-import { checkDependencies, type DependencyOptions, requireName } from './relation-options.js'
+import type { RouteName } from '../options.js'
+import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
 
-export interface CRUDEmbedOptions extends DependencyOptions {
+/** Embedded items have no PUT route, so there is no `disableReplaceOne` to take. */
+export interface CRUDEmbedOptions extends DependencyOptions, Omit<DisableOptions, 'disableReplaceOne'> {
   /** Model of one embedded item (made by MongoModel: it has its own `id`). */
   model: MongoModelSchema
   /** Output model of the children (an extension of the spec): only its fields appear in responses. */
@@ -13,15 +15,21 @@ export interface CRUDEmbedOptions extends DependencyOptions {
 
 const CODE = 'FMC_ERR_EMBED_INVALID'
 
+/** The five routes of an embed (no ReplaceOne: items are PATCHed, or replaced with their parent). */
+export const EMBED_ROUTES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne', 'UpdateOne', 'DeleteOne']
+
 /** Declares child routes over an array of documents stored inside the parent. */
 export class CRUDEmbed {
   readonly model: MongoModelSchema
   readonly modelOut: MongoModelSchema | undefined
   readonly embedName: string
   readonly dependencies: Required<DependencyOptions>
+  /** Child routes left out (`disable*` keys): not registered, so 404 and absent from the OpenAPI document. */
+  readonly disabled: ReadonlySet<RouteName>
 
   constructor(options: CRUDEmbedOptions) {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
+    refuseSnakeCaseKeys('CRUDEmbed', CODE, raw)
     if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDEmbed: 'model' must be a model made by MongoModel()`)
     this.model = raw['model']
     if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
@@ -34,6 +42,11 @@ export class CRUDEmbed {
     }
     this.embedName = name
     this.dependencies = checkDependencies('CRUDEmbed', CODE, raw)
+    // Refused rather than ignored: whoever sets it expects a PUT route that embeds never had.
+    if (raw['disableReplaceOne'] !== undefined) {
+      throw new SetupError(CODE, `CRUDEmbed: 'disableReplaceOne' does not apply: embedded items have no PUT route (PATCH an item, or PUT the parent)`)
+    }
+    this.disabled = checkDisabled('CRUDEmbed', CODE, raw, EMBED_ROUTES)
     Object.freeze(this)
   }
 }

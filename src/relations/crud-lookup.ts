@@ -1,8 +1,9 @@
 import { SetupError } from '../errors.js'
 import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
-import { checkDependencies, type DependencyOptions, requireName } from './relation-options.js'
+import type { RouteName } from '../options.js'
+import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
 
-export interface CRUDLookupOptions extends DependencyOptions {
+export interface CRUDLookupOptions extends DependencyOptions, DisableOptions {
   model: MongoModelSchema
   /** Output model of the children (an extension of the spec): only its fields appear in responses. */
   modelOut?: MongoModelSchema
@@ -26,9 +27,12 @@ export class CRUDLookup {
   readonly localField: string
   readonly foreignField: string
   readonly dependencies: Required<DependencyOptions>
+  /** Child routes left out (`disable*` keys): not registered, so 404 and absent from the OpenAPI document. */
+  readonly disabled: ReadonlySet<RouteName>
 
   constructor(options: CRUDLookupOptions) {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
+    refuseSnakeCaseKeys('CRUDLookup', CODE, raw)
     if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDLookup: 'model' must be a model made by MongoModel()`)
     this.model = raw['model']
     if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
@@ -44,6 +48,7 @@ export class CRUDLookup {
     this.localField = requireName('CRUDLookup', CODE, raw, 'localField')
     this.foreignField = requireName('CRUDLookup', CODE, raw, 'foreignField')
     this.dependencies = checkDependencies('CRUDLookup', CODE, raw)
+    this.disabled = checkDisabled('CRUDLookup', CODE, raw)
     Object.freeze(this)
   }
 }

@@ -10,7 +10,7 @@ import type { ArrayItems, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDEmbed } from './crud-embed.js'
 import { withSchema } from './lookup-routes.js'
-import { childParams, childRouteOptions, parentFilter } from './parent.js'
+import { childParams, childRouteOptions, enabledRoutes, parentFilter, READS_PARENT, UPDATES_PARENT } from './parent.js'
 
 const ITEM_PARAM = 'embed_id'
 
@@ -26,8 +26,9 @@ export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
 }
 
 /**
- * The five routes of SPEC §4.5 at `<item>/<embedName>`. Every write is a single atomic update of
- * the parent; when it matches nothing, a second read tells a missing parent (not found) from a
+ * The five routes of SPEC §4.5 at `<item>/<embedName>`, minus those the embed disables. Every write
+ * is a single atomic update of the parent, so it passes the parent's update guards too
+ * (UPDATES_PARENT); when it matches nothing, a second read tells a missing parent (not found) from a
  * missing or duplicate item (the write's own 422).
  */
 export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUrl: string): RouteOptions[] {
@@ -43,11 +44,11 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
     throw parent === undefined ? context.notFound() : refused()
   }
 
-  return [
-    {
+  return enabledRoutes(embed.disabled, {
+    GetAll: {
       method: 'GET',
       url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetAll', childParams(context), {
+      ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
         200: { type: 'array', items: ref(child.out), description: 'The embedded items' },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
       }), { summary: `List the ${name}`, querystring: listQuerySchema }),
@@ -58,10 +59,10 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         return found
       },
     },
-    {
+    CreateOne: {
       method: 'POST',
       url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'CreateOne', childParams(context), {
+      ...withSchema(childRouteOptions(context, deps, 'CreateOne', UPDATES_PARENT, childParams(context), {
         201: { ...ref(child.out), description: 'The added item' },
         422: { ...validationErrorRef, description: 'Invalid body, the item id is taken, or the parent would exceed 16 MB' },
       }), { summary: `Add one of the ${name}`, body: ref(child.model) }),
@@ -72,10 +73,10 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         return reply.code(201).send(created)
       },
     },
-    {
+    GetOne: {
       method: 'GET',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetOne', childParams(context, ITEM_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, ITEM_PARAM), {
         200: { ...ref(child.out), description: 'The item' },
       }), { summary: `Get one of the ${name}` }),
       handler: async (request: FastifyRequest) => {
@@ -84,10 +85,10 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         return found.item
       },
     },
-    {
+    UpdateOne: {
       method: 'PATCH',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', childParams(context, ITEM_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', UPDATES_PARENT, childParams(context, ITEM_PARAM), {
         200: { ...ref(child.out), description: 'The updated item' },
         422: { ...validationErrorRef, description: 'Invalid body, or the item was not updated (missing)' },
       }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
@@ -101,10 +102,10 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         return updated ?? explainMiss(request, notUpdated)
       },
     },
-    {
+    DeleteOne: {
       method: 'DELETE',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', childParams(context, ITEM_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', UPDATES_PARENT, childParams(context, ITEM_PARAM), {
         204: { type: 'null', description: 'Removed' },
         422: { ...errorRef, description: 'Item not deleted (missing, or already deleted)' },
       }), { summary: `Remove one of the ${name}` }),
@@ -114,5 +115,5 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         return reply.code(204).send()
       },
     },
-  ]
+  })
 }

@@ -15,7 +15,7 @@ import { createCollectionStore } from '../store/collection-store.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDLookup } from './crud-lookup.js'
-import { childParams, childRouteOptions, loadParent } from './parent.js'
+import { childParams, childRouteOptions, enabledRoutes, loadParent, READS_PARENT } from './parent.js'
 
 const CHILD_PARAM = 'child_id'
 
@@ -44,7 +44,10 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
   return { lookup, child, createBody, store }
 }
 
-/** The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`. */
+/**
+ * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
+ * disables. Children live in another collection: their writes read the parent, never update it.
+ */
 export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, allSchemas: readonly object[]): RouteOptions[] {
   const { lookup, child, store } = plan
   const listUrl = `${itemUrl}/${lookup.prefix}`
@@ -75,11 +78,11 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   }
   const name = `${lookup.prefix} of one ${context.options.collectionName} document`
 
-  return [
-    {
+  return enabledRoutes(lookup.disabled, {
+    GetAll: {
       method: 'GET',
       url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetAll', childParams(context), {
+      ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
         200: { type: 'array', items: ref(child.out), description: 'The children of the parent' },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
       }), { summary: `List the ${name}`, querystring: listQuerySchema }),
@@ -91,10 +94,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return streamList(reply, store.list(scoped), { serializeItem })
       },
     },
-    {
+    CreateOne: {
       method: 'POST',
       url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'CreateOne', childParams(context), {
+      ...withSchema(childRouteOptions(context, deps, 'CreateOne', READS_PARENT, childParams(context), {
         201: { ...ref(child.out), description: 'The created child' },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
       }), { summary: `Create one of the ${name}`, body: ref(plan.createBody) }),
@@ -104,10 +107,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return reply.code(201).send(created)
       },
     },
-    {
+    GetOne: {
       method: 'GET',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetOne', childParams(context, CHILD_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         200: { ...ref(child.out), description: 'The child' },
       }), { summary: `Get one of the ${name}` }),
       handler: async (request: FastifyRequest) => {
@@ -117,10 +120,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return doc
       },
     },
-    {
+    ReplaceOne: {
       method: 'PUT',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', childParams(context, CHILD_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         200: { ...ref(child.out), description: 'The replaced child' },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
       }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody) }),
@@ -134,10 +137,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return doc
       },
     },
-    {
+    UpdateOne: {
       method: 'PATCH',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', childParams(context, CHILD_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         200: { ...ref(child.out), description: 'The updated child' },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
       }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
@@ -151,10 +154,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return doc
       },
     },
-    {
+    DeleteOne: {
       method: 'DELETE',
       url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', childParams(context, CHILD_PARAM), {
+      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         204: { type: 'null', description: 'Deleted' },
         422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
       }), { summary: `Delete one of the ${name}` }),
@@ -164,7 +167,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         return reply.code(204).send()
       },
     },
-  ]
+  })
 }
 
 /** A body `id` may repeat the path's child id, never change it. */

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RouteOptions } from 'fastify'
 import type { RouteName } from '../options.js'
 import type { Filter } from '../query/filter.js'
 import type { RouterContext } from '../routes/router-context.js'
@@ -22,18 +22,27 @@ export async function loadParent(context: RouterContext, request: FastifyRequest
   return parent
 }
 
+/** Child routes that read the parent: lookup routes (children live in another collection) and embed reads. */
+export const READS_PARENT: readonly RouteName[] = ['GetOne']
+/** Writing an embedded item is an update of the parent (DESIGN §2b): it passes the parent's GetOne, then UpdateOne guards. */
+export const UPDATES_PARENT: readonly RouteName[] = ['GetOne', 'UpdateOne']
+
 /**
- * Schema and hooks of one child route: the parent router's tags, its `dependenciesGetOne` (child
- * routes read the parent), then the declaration's own dependencies for that route.
+ * Schema and hooks of one child route: the parent router's tags, the parent's dependencies for
+ * `parentRoutes` in that order, then the declaration's own dependencies for that route. A function
+ * listed twice (say in the parent's GetOne and UpdateOne) runs once, at its first place.
  */
 export function childRouteOptions(
   context: RouterContext,
   own: Required<DependencyOptions>,
   name: RouteName,
+  parentRoutes: readonly RouteName[],
   params: object,
   responses: Record<number, object>
 ) {
-  const dependencies = [...context.options.dependencies.GetOne, ...own[`dependencies${name}`]]
+  const dependencies = [
+    ...new Set([...parentRoutes.flatMap((route) => context.options.dependencies[route]), ...own[`dependencies${name}`]]),
+  ]
   const schema: Record<string, unknown> = {
     tags: [...context.options.tags],
     params,
@@ -47,6 +56,11 @@ export function childRouteOptions(
     await dependency(request, reply)
   })
   return preValidation.length > 0 ? { schema, preValidation } : { schema }
+}
+
+/** The child routes a declaration keeps: those its `disable*` keys leave out are never registered. */
+export function enabledRoutes(disabled: ReadonlySet<RouteName>, routes: Partial<Record<RouteName, RouteOptions>>): RouteOptions[] {
+  return (Object.entries(routes) as [RouteName, RouteOptions][]).filter(([name]) => !disabled.has(name)).map(([, route]) => route)
 }
 
 /** Path parameters of child routes: the parent's identifier, then the child's own id if any. */

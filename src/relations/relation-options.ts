@@ -1,5 +1,5 @@
 import { SetupError, type SetupErrorCode } from '../errors.js'
-import type { Dependency } from '../options.js'
+import { camel, type Dependency, ROUTE_NAMES, type RouteName } from '../options.js'
 
 /** The six per-route dependency keys, shared by routers and child declarations. */
 export const DEPENDENCY_KEYS = [
@@ -24,6 +24,39 @@ export function checkDependencies(owner: string, code: SetupErrorCode, options: 
     out[key] = value as Dependency[]
   }
   return out
+}
+
+export type DisableKey = `disable${RouteName}`
+export type DisableOptions = { [K in DisableKey]?: boolean }
+
+/**
+ * The routes a declaration leaves out (`disableGetAll` ... `disableDeleteOne`), each a boolean like the
+ * router's own keys. `routes` lists the keys the declaration takes (an embed has no ReplaceOne).
+ */
+export function checkDisabled(
+  owner: string,
+  code: SetupErrorCode,
+  options: Record<string, unknown>,
+  routes: readonly RouteName[] = ROUTE_NAMES
+): ReadonlySet<RouteName> {
+  const disabled = new Set<RouteName>()
+  for (const name of routes) {
+    const value = options[`disable${name}`]
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new SetupError(code, `${owner}: 'disable${name}' must be a boolean, received ${describeValue(value)}`)
+    }
+    if (value === true) disabled.add(name)
+  }
+  return disabled
+}
+
+/** Snake-case keys carried over from the Python original are refused with their camelCase name, as the router does. */
+export function refuseSnakeCaseKeys(owner: string, code: SetupErrorCode, options: Record<string, unknown>): void {
+  for (const key of Object.keys(options)) {
+    if (key.startsWith('disable_') || key.startsWith('dependencies_')) {
+      throw new SetupError(code, `${owner}: unknown option '${key}': use ${camel(key)}`)
+    }
+  }
 }
 
 export function requireName(owner: string, code: SetupErrorCode, options: Record<string, unknown>, key: string): string {

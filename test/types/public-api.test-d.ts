@@ -56,5 +56,13 @@ export async function typeTests(): Promise<void> {
   const shared: CRUDRouterOptions = { model: User, db: embedded, collectionName: 'u', dependencies: [] }
   // @ts-expect-error a plain object is not a model
   const notModel: CRUDRouterOptions = { model: { type: 'object' }, db: embedded, collectionName: 'u' }
+  // Child declarations take the disable* keys, as booleans; an embed has no PUT route to disable.
+  const lookupOptions = { model: User, collectionName: 'c', prefix: 'children', localField: '_id', foreignField: 'name' }
+  new CRUDLookup({ ...lookupOptions, disableReplaceOne: true, disableDeleteOne: false })
+  new CRUDEmbed({ model: User, embedName: 'items', disableGetAll: true, disableDeleteOne: true })
+  // @ts-expect-error disable* keys are booleans
+  new CRUDLookup({ ...lookupOptions, disableGetAll: 'yes' })
+  // @ts-expect-error embedded items have no PUT route
+  new CRUDEmbed({ model: User, embedName: 'items', disableReplaceOne: true })
   void [missing, badStatus, shared, notModel]
 }
