@@ -5,7 +5,8 @@ import type { FilterLimits } from './query/parse-filter.js'
 import { CRUDEmbed } from './relations/crud-embed.js'
 import { CRUDLookup } from './relations/crud-lookup.js'
 import { CRUDPopulate } from './relations/crud-populate.js'
-import { checkDependencies, type DependencyOptions, describeValue } from './relations/relation-options.js'
+import { checkDependencies, checkDisabled, type DependencyOptions, describeValue } from './relations/relation-options.js'
+import { camel, ROUTE_NAMES, type RouteName } from './route-names.js'
 import type { DriverDb } from './store/driver-db.js'
 
 /** Runs before its route; throw `HTTPException` (or any error with a 4xx `statusCode`) to refuse. */
@@ -14,7 +15,7 @@ export type Dependency = (request: FastifyRequest, reply: FastifyReply) => unkno
 /** Returns the filter (MongoDB syntax, trusted server code) that scopes every route of the router. */
 export type FilterDependency = (request: FastifyRequest) => unknown
 
-export type RouteName = 'GetAll' | 'GetOne' | 'CreateOne' | 'ReplaceOne' | 'UpdateOne' | 'DeleteOne'
+export type { RouteName }
 
 export interface CRUDRouterOptions extends DependencyOptions {
   model: MongoModelSchema
@@ -78,7 +79,7 @@ export interface ResolvedRouterOptions {
   readonly filterLimits: Readonly<FilterLimits>
 }
 
-export const ROUTE_NAMES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne', 'ReplaceOne', 'UpdateOne', 'DeleteOne']
+export { ROUTE_NAMES }
 
 /** Built-in ceilings that hold even when the user configures nothing. */
 export const DEFAULT_FILTER_LIMITS: FilterLimits = {
@@ -129,7 +130,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   }
   const tags = raw['tags'] ?? []
   if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw fail(`'tags' must be an array of strings, received ${describeValue(tags)}`)
-  const disabled = new Set<RouteName>(ROUTE_NAMES.filter((name) => optional(raw, `disable${name}`, 'boolean') === true))
+  const disabled = checkDisabled('CRUDRouter', 'FMC_ERR_OPTIONS_INVALID', raw)
   const deps = checkDependencies('CRUDRouter', 'FMC_ERR_OPTIONS_INVALID', raw)
   const filterDependency = raw['filterDependency']
   if (filterDependency !== undefined && typeof filterDependency !== 'function') {
@@ -164,11 +165,6 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     maxTimeMS: positiveInteger(raw, 'maxTimeMS', 1),
     filterLimits: resolveFilterLimits(raw['filterLimits']),
   })
-}
-
-/** `disable_get_all` -> `disableGetAll`: the name a snake-case option from the Python original now has. */
-export function camel(key: string): string {
-  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 
 function optional<T extends 'string' | 'boolean'>(raw: Record<string, unknown>, key: string, type: T): (T extends 'string' ? string : boolean) | undefined {

@@ -1,5 +1,6 @@
 import { SetupError, type SetupErrorCode } from '../errors.js'
-import { camel, type Dependency, ROUTE_NAMES, type RouteName } from '../options.js'
+import type { Dependency } from '../options.js'
+import { camel, ROUTE_NAMES, type RouteName } from '../route-names.js'
 
 /** The six per-route dependency keys, shared by routers and child declarations. */
 export const DEPENDENCY_KEYS = [

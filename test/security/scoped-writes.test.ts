@@ -146,7 +146,7 @@ function raceOwnerChange(db: DriverDb): DriverDb {
           if (typeof value !== 'function') return value
           if (property !== 'findOneAndUpdate') return value.bind(target)
           return async (filter: Record<string, unknown>, ...rest: unknown[]) => {
-            await target.updateMany({}, { $set: { owner: 'bob' } })
+            await target.updateOne({}, { $set: { owner: 'bob' } })
             return value.call(target, filter, ...rest)
           }
         },
