@@ -1,4 +1,5 @@
 import type { Document } from '../driver-db.js'
+import { checkFieldPath } from './check-field-path.js'
 import { duplicateKeyError, indexConflictError, invalidArgumentError } from './errors.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { UniqueIndex } from './unique-index.js'
@@ -43,6 +44,7 @@ export class IndexCatalog {
     if (fields.length === 0 || Object.values(key).some((dir) => dir !== 1 && dir !== -1)) {
       throw invalidArgumentError(`Index keys must be a non-empty object of 1 or -1, got ${JSON.stringify(key)}`)
     }
+    for (const field of fields) checkFieldPath(field)
     const name = options.name ?? fields.map((f) => `${f}_${key[f]}`).join('_')
     const unique = options.unique === true
     if (fields.length === 1 && fields[0] === '_id') return ID_INDEX
