@@ -152,7 +152,7 @@ export class EmbeddedCollection implements DriverCollection {
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
   async dropIndex(name: string): Promise<boolean> {
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
-    return this.#core.write(() => this.#core.indexes.drop(name))
+    return this.#core.dropIndex(name)
   }
 
   /** Forgets in-memory index state after the collection was dropped underneath. */
