@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { existsSync, statSync } from 'node:fs'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { after, describe, it } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { MongoClient } from 'mongodb'
@@ -60,99 +61,92 @@ async function stop(served: Served): Promise<void> {
   await once(served.child, 'exit')
 }
 
-/** A second process using the wire server: inserts one document with the official driver. */
-async function insertFromAnotherProcess(uri: string, doc: object): Promise<string> {
+/** A second process using the wire server: inserts each document with the official driver, one line per insert. */
+async function insertFromAnotherProcess(uri: string, docs: object[]): Promise<string[]> {
   const script = `
     import { MongoClient } from 'mongodb'
     const client = new MongoClient(process.argv[1])
     try {
-      await client.db('app').collection('users').insertOne(JSON.parse(process.argv[2]))
-      console.log('inserted')
-    } catch (error) {
-      console.log('error ' + error.code)
+      for (const doc of JSON.parse(process.argv[2])) {
+        try {
+          await client.db('app').collection('users').insertOne(doc)
+          console.log('inserted')
+        } catch (error) {
+          console.log('error ' + error.code)
+        }
+      }
     } finally {
       await client.close()
     }
   `
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, uri, JSON.stringify(doc)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, uri, JSON.stringify(docs)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString()
   })
   await once(child, 'exit')
-  return out.trim()
+  return out.trim().split('\n')
 }
 
-describe('one data directory, one process', { timeout: 60_000 }, () => {
+/**
+ * One directory through the life of its lock, in order (each step starts a process, which is
+ * slow, so the steps share them): served by `db`, refused to a second process, shared through
+ * the wire server, its holder killed with kill -9, taken over, released on close.
+ */
+describe('one data directory, one process', { timeout: 120_000 }, () => {
   const dirs: string[] = []
   const running: Served[] = []
+  let dir: string
+  let server: Served
+  before(async () => {
+    dir = await tempDir()
+    server = await serve(dir)
+    running.push(server)
+  })
   after(async () => {
     for (const served of running) await stop(served)
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+    for (const made of dirs) await rm(made, { recursive: true, force: true })
   })
   async function tempDir(): Promise<string> {
-    const dir = await makeTempDir('lock')
-    dirs.push(dir)
-    return dir
+    const made = await makeTempDir('lock')
+    dirs.push(made)
+    return made
   }
 
   it('refuses a second process on a directory another one serves, naming its pid and the directory', async () => {
-    const dir = await tempDir()
-    const first = await serve(dir)
-    running.push(first)
     const second = await refused(dir)
     assert.equal(second.code, 1)
-    assert.match(second.stderr, new RegExp(`process ${first.child.pid}\\b`))
+    assert.match(second.stderr, new RegExp(`process ${server.child.pid}\\b`))
     assert.ok(second.stderr.includes(dir), second.stderr)
     await assert.rejects(openEmbedded({ path: dir }), (error: Error & { code?: unknown }) => {
       assert.equal(error.code, 98)
-      assert.ok(error.message.includes(`process ${first.child.pid}`), error.message)
+      assert.ok(error.message.includes(`process ${server.child.pid}`), error.message)
       assert.ok(error.message.includes(dir), error.message)
       return true
     })
-    await stop(first)
   })
 
   it('lets several processes share the data through one wire server, unique indexes included', async () => {
-    const dir = await tempDir()
-    const server = await serve(dir)
-    running.push(server)
     const client = new MongoClient(server.uri)
     try {
       const users = client.db('app').collection('users')
       await users.createIndex({ email: 1 }, { unique: true })
-      assert.equal(await insertFromAnotherProcess(server.uri, { _id: 1, email: 'a@x' }), 'inserted')
-      assert.equal(await insertFromAnotherProcess(server.uri, { _id: 2, email: 'a@x' }), 'error 11000')
+      assert.deepEqual(await insertFromAnotherProcess(server.uri, [{ _id: 1, email: 'a@x' }, { _id: 2, email: 'a@x' }]), ['inserted', 'error 11000'])
       await assert.rejects(users.insertOne({ _id: 3, email: 'a@x' } as object), { code: 11000 })
       assert.deepEqual(await users.find({}).toArray(), [{ _id: 1, email: 'a@x' }])
     } finally {
       await client.close()
     }
-    await stop(server)
-    const reopened = await openEmbedded({ path: dir })
-    try {
-      assert.deepEqual(await reopened.db('app').collection('users').find({}).toArray(), [{ _id: 1, email: 'a@x' }])
-    } finally {
-      await reopened.close()
-    }
   })
 
   it('takes over the lock of a holder killed with kill -9, keeping its acknowledged writes', async () => {
-    const dir = await tempDir()
-    const holder = await serve(dir)
-    running.push(holder)
-    const client = new MongoClient(holder.uri)
-    try {
-      await client.db('embedded').collection('kept').insertOne({ _id: 1 } as object)
-    } finally {
-      await client.close()
-    }
-    holder.child.kill('SIGKILL')
-    await once(holder.child, 'exit')
+    server.child.kill('SIGKILL')
+    await once(server.child, 'exit')
     assert.ok(existsSync(join(dir, LOCK_FILE)), 'the killed holder leaves its lock file behind')
     const db = await openEmbedded({ path: dir })
     try {
-      assert.deepEqual(await db.collection('kept').find({}).toArray(), [{ _id: 1 }])
+      assert.deepEqual(await db.db('app').collection('users').find({}).toArray(), [{ _id: 1, email: 'a@x' }])
+      // Now this process holds it, and says so to the next one.
       const other = await refused(dir)
       assert.match(other.stderr, new RegExp(`process ${process.pid}\\b`))
     } finally {
@@ -161,14 +155,93 @@ describe('one data directory, one process', { timeout: 60_000 }, () => {
   })
 
   it('releases the lock on close, so another process can open the directory', async () => {
-    const dir = await tempDir()
-    const db = await openEmbedded({ path: dir })
-    await db.collection('c').insertOne({ _id: 1 })
-    await db.close()
     assert.equal(existsSync(join(dir, LOCK_FILE)), false)
     const next = await serve(dir)
     running.push(next)
     await stop(next)
+  })
+
+})
+
+describe('locks left behind', () => {
+  const dirs: string[] = []
+  after(async () => {
+    for (const made of dirs) await rm(made, { recursive: true, force: true })
+  })
+  async function tempDir(): Promise<string> {
+    const made = await makeTempDir('left')
+    dirs.push(made)
+    return made
+  }
+
+  /** A lock file as a process that did not close (killed, or on another host) leaves it. */
+  async function leftLock(dir: string, holder: object): Promise<void> {
+    await mkdir(dir, { recursive: true })
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify({ token: 'left', ...holder }))
+  }
+
+  it('takes over a lock naming this pid that this process does not hold (a restarted container is pid 1 again)', async () => {
+    const dir = await tempDir()
+    await leftLock(dir, { pid: process.pid, host: hostname() })
+    const db = await openEmbedded({ path: dir })
+    await db.close()
+  })
+
+  it('takes over a lock whose pid now belongs to another process, started later', { skip: !existsSync('/proc/self/stat') }, async () => {
+    const dir = await tempDir()
+    await leftLock(dir, { pid: process.ppid, host: hostname(), started: '1' })
+    const db = await openEmbedded({ path: dir })
+    await db.close()
+  })
+
+  it('refuses a lock from another host, which it cannot check, naming the host and the lock file', async () => {
+    const dir = await tempDir()
+    await leftLock(dir, { pid: 4242, host: 'elsewhere.invalid' })
+    await assert.rejects(openEmbedded({ path: dir }), (error: Error & { code?: unknown }) => {
+      assert.equal(error.code, 98)
+      for (const part of ['process 4242 on host elsewhere.invalid', join(dir, LOCK_FILE)]) assert.ok(error.message.includes(part), error.message)
+      return true
+    })
+  })
+
+  it('refuses a second engine on one directory in the same process', async () => {
+    const dir = await tempDir()
+    const db = await openEmbedded({ path: dir })
+    try {
+      await assert.rejects(openEmbedded({ path: dir }), (error: Error & { code?: unknown }) => {
+        assert.equal(error.code, 98)
+        assert.ok(error.message.includes(`this process (process ${process.pid})`), error.message)
+        return true
+      })
+    } finally {
+      await db.close()
+    }
+  })
+})
+
+describe('a data directory whose name has a dot', { timeout: 60_000 }, () => {
+  it('is a directory, served by db --path and reopened with its data', async () => {
+    const parent = await makeTempDir('dotted')
+    const dir = join(parent, 'data.v1')
+    try {
+      const served = await serve(dir)
+      const client = new MongoClient(served.uri)
+      try {
+        await client.db('embedded').collection('kept').insertOne({ _id: 1 } as object)
+      } finally {
+        await client.close()
+        await stop(served)
+      }
+      assert.ok(statSync(dir).isDirectory())
+      const db = await openEmbedded({ path: dir })
+      try {
+        assert.deepEqual(await db.collection('kept').find({}).toArray(), [{ _id: 1 }])
+      } finally {
+        await db.close()
+      }
+    } finally {
+      await rm(parent, { recursive: true, force: true })
+    }
   })
 })
 

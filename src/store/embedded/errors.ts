@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { MongoInvalidArgumentError, MongoServerError } from 'mongodb'
 import { formatValue } from './format-value.js'
 
@@ -75,9 +76,11 @@ export function closedError() {
 }
 
 /** Another engine holds the data directory: mongod's answer for a locked dbpath (98 DBPathInUse). */
-export function directoryInUseError(directory: string, pid: number | undefined, lockFile: string) {
-  const holder = pid === undefined ? 'another process' : pid === process.pid ? `this process (process ${pid})` : `process ${pid}`
-  return serverError(98, 'DBPathInUse', `The data directory ${directory} is in use by ${holder} (lock file ${lockFile}). One directory is served by one process: connect other processes to its wire server (fastify-mongo-crud db) instead of opening the directory again.`)
+export function directoryInUseError(directory: string, pid: number | undefined, lockFile: string, host?: string) {
+  const foreign = host !== undefined && host !== hostname()
+  const holder = pid === undefined ? 'another process' : foreign ? `process ${pid} on host ${host}` : pid === process.pid ? `this process (process ${pid})` : `process ${pid}`
+  const stale = foreign ? ` If that host no longer runs it, remove ${lockFile}.` : ''
+  return serverError(98, 'DBPathInUse', `The data directory ${directory} is in use by ${holder} (lock file ${lockFile}). One directory is served by one process: connect other processes to its wire server (fastify-mongo-crud db) instead of opening the directory again.${stale}`)
 }
 
 /**

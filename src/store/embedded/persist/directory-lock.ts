@@ -10,9 +10,14 @@ export const LOCK_FILE = 'fastify-mongo-crud.lock'
 interface Holder {
   pid: number
   host: string
-  /** Tells two locks of one pid apart (a pid is reused after its process ends). */
+  /** The process's start time where the OS tells it (Linux): a reused pid has another one. */
+  started?: string | undefined
+  /** Tells two locks of one pid apart. */
   token: string
 }
+
+/** Lock files this process holds: the only locks naming this process's pid that are alive. */
+const HELD = new Set<string>()
 
 /**
  * An exclusive claim on a data directory for the life of one engine. The engine keeps unique
@@ -20,9 +25,12 @@ interface Holder {
  * key; they must share it through one wire server instead.
  *
  * The lock is a file naming the holder's pid, created atomically (a hard link fails when the
- * name exists). A holder killed with `kill -9` leaves it behind: a lock whose pid is no longer
- * alive on this host is stale and taken over, so the directory reopens after a crash. A live
- * holder (this process included: one directory, one engine) gets a clear error.
+ * name exists). A holder killed with `kill -9` leaves it behind: a lock whose process is no
+ * longer alive on this host is stale and taken over, so the directory reopens after a crash.
+ * "Alive" means the pid runs with the start time the lock recorded, so a reused pid (a restarted
+ * container's app is pid 1 again) does not keep a stale lock. A live holder, this process
+ * included (one directory, one engine), gets a clear error. A lock from another host cannot be
+ * checked and is assumed alive; its error names the lock file to remove.
  */
 export class DirectoryLock {
   readonly #path: string
@@ -37,22 +45,26 @@ export class DirectoryLock {
     const dir = resolve(directory)
     mkdirSync(dir, { recursive: true })
     const path = join(dir, LOCK_FILE)
-    const me: Holder = { pid: process.pid, host: hostname(), token: randomBytes(8).toString('hex') }
+    if (HELD.has(path)) throw directoryInUseError(dir, process.pid, path)
+    const me: Holder = { pid: process.pid, host: hostname(), started: startTimeOf(process.pid), token: randomBytes(8).toString('hex') }
     const content = JSON.stringify(me)
     const draft = `${path}.${me.pid}.${me.token}`
     writeFileSync(draft, content)
     try {
       // Two rounds: a stale lock removed in the first lets the second create ours.
       for (let round = 0; round < 2; round++) {
-        if (tryLink(draft, path)) return new DirectoryLock(path, content)
+        if (tryLink(draft, path)) {
+          HELD.add(path)
+          return new DirectoryLock(path, content)
+        }
         const seen = readLock(path)
         if (seen === undefined) continue
         const holder = parseHolder(seen)
-        if (holder === undefined || isAlive(holder)) throw directoryInUseError(dir, holder?.pid, path)
+        if (holder === undefined || isAlive(holder)) throw directoryInUseError(dir, holder?.pid, path, holder?.host)
         removeIfUnchanged(path, seen, me)
       }
       const holder = parseHolder(readLock(path) ?? '')
-      throw directoryInUseError(dir, holder?.pid, path)
+      throw directoryInUseError(dir, holder?.pid, path, holder?.host)
     } finally {
       unlinkSync(draft)
     }
@@ -60,6 +72,7 @@ export class DirectoryLock {
 
   /** Removes the lock file, if it is still ours. */
   release(): void {
+    HELD.delete(this.#path)
     if (readLock(this.#path) === this.#content) unlinkSync(this.#path)
   }
 }
@@ -95,13 +108,26 @@ function parseHolder(content: string): Holder | undefined {
 /** Whether the holder may still be running; a holder on another host is assumed to be. */
 function isAlive(holder: Holder): boolean {
   if (holder.host !== hostname()) return true
-  if (holder.pid === process.pid) return true
+  // Our own pid, in a lock this process does not hold: left by an earlier process with that pid.
+  if (holder.pid === process.pid) return false
   try {
     process.kill(holder.pid, 0)
-    return true
   } catch (error) {
     // EPERM: the process exists, under another user.
     return (error as NodeJS.ErrnoException).code !== 'ESRCH'
+  }
+  const started = startTimeOf(holder.pid)
+  return holder.started === undefined || started === undefined || started === holder.started
+}
+
+/** A process's start time (clock ticks after boot, field 22 of /proc/<pid>/stat), where Linux tells it. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the command name, which is in parentheses and may contain spaces; field 3 first.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
   }
 }
 

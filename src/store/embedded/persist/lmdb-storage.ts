@@ -23,7 +23,8 @@ export class LmdbStorage implements Storage {
   constructor(path: string) {
     this.#lock = DirectoryLock.acquire(path)
     try {
-      this.#root = open({ path, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
+      // noSubdir: false, or lmdb takes a path with a dot in its last segment (`data.v1`) for a file.
+      this.#root = open({ path, noSubdir: false, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
       this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
     } catch (error) {
       this.#lock.release()
