@@ -107,6 +107,16 @@ describe('paths through object internals, over the wire', () => {
     await alive()
   })
 
+  for (const segment of SEGMENTS) {
+    it(`refuses '${segment}' in a distinct key`, async () => {
+      await seed(target())
+      const collection = wire().client.db('test').collection('guarded')
+      await assert.rejects(collection.distinct(`${segment}.polluted`), refusal(segment))
+      await assert.rejects(collection.distinct(segment), refusal(segment))
+      await alive()
+    })
+  }
+
   it('still accepts documents whose field names merely resemble them, as data', async () => {
     await target().updateOne({ _id: 201 }, { $set: { proto: 1, constructors: 2, 'o.__proto': 3 } }, { upsert: true })
     assert.deepEqual(await target().find({ _id: 201 }).toArray(), [{ _id: 201, proto: 1, constructors: 2, o: { __proto: 3 } }])
