@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
 import { directoryInUseError } from '../errors.js'
@@ -44,7 +44,8 @@ export class DirectoryLock {
   static acquire(directory: string): DirectoryLock {
     const dir = resolve(directory)
     mkdirSync(dir, { recursive: true })
-    const path = join(dir, LOCK_FILE)
+    // The real path: one directory reached through a symlink is still one directory.
+    const path = join(realpathSync(dir), LOCK_FILE)
     if (HELD.has(path)) throw directoryInUseError(dir, process.pid, path)
     const me: Holder = { pid: process.pid, host: hostname(), started: startTimeOf(process.pid), token: randomBytes(8).toString('hex') }
     const content = JSON.stringify(me)
@@ -53,7 +54,7 @@ export class DirectoryLock {
     try {
       // Two rounds: a stale lock removed in the first lets the second create ours.
       for (let round = 0; round < 2; round++) {
-        if (tryLink(draft, path)) {
+        if (tryCreate(draft, path, content)) {
           HELD.add(path)
           return new DirectoryLock(path, content)
         }
@@ -74,6 +75,26 @@ export class DirectoryLock {
   release(): void {
     HELD.delete(this.#path)
     if (readLock(this.#path) === this.#content) unlinkSync(this.#path)
+  }
+}
+
+/**
+ * Creates the lock as a hard link to the fully written draft, so no process ever reads a
+ * half-written lock. Where the filesystem has no hard links, an exclusive create is next best.
+ */
+function tryCreate(draft: string, path: string, content: string): boolean {
+  try {
+    return tryLink(draft, path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw error
+  }
+  try {
+    writeFileSync(path, content, { flag: 'wx' })
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
   }
 }
 
