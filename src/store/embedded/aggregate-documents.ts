@@ -1,8 +1,11 @@
 import { Aggregator } from 'mingo'
 import type { Document } from '../driver-db.js'
+import { checkFieldPaths } from './check-field-path.js'
 import { badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
+
+const MATCH: ReadonlySet<string> = new Set(['$match'])
 
 /** Reads a collection of the same database, for `$lookup`, `$graphLookup` and `$unionWith`. */
 export type CollectionResolver = (name: string) => Document[]
@@ -16,6 +19,8 @@ const REFUSED = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta',
  * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts.
  */
 export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver): Document[] {
+  // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
+  checkFieldPaths(pipeline, MATCH)
   const options = { ...MINGO_OPTIONS, collectionResolver: resolve }
   let docs: Iterable<Document> = source
   let run: Document[] = []

@@ -2,6 +2,7 @@ import { ObjectId } from 'mongodb'
 import type { Document } from '../driver-db.js'
 import { applyUpdate } from './apply-update.js'
 import { copyThroughBson } from './bson-codec.js'
+import { checkFieldPath } from './check-field-path.js'
 import { failedToParseError } from './errors.js'
 
 /** True when `change` is an update document (`$set`...), false when it is a replacement. */
@@ -53,6 +54,7 @@ function collectEqualities(filter: Document, out: Document): void {
       continue
     }
     if (key.startsWith('$')) continue
+    checkFieldPath(key)
     const equal = equalityValue(value)
     if (equal !== NONE) setPath(out, key.split('.'), equal)
   }

@@ -1,4 +1,5 @@
 import type { Document } from '../driver-db.js'
+import { checkFieldPath } from './check-field-path.js'
 import { badValueError, failedToParseError, pathNotViableError, typeMismatchError } from './errors.js'
 import { formatValue } from './format-value.js'
 
@@ -15,6 +16,8 @@ export function checkUpdate(doc: Document, update: Document, arrayFilters: Docum
       throw failedToParseError(`Modifiers operate on fields but we found type ${typeof fields} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(fields)}}`)
     }
     for (const [path, arg] of Object.entries(fields)) {
+      checkFieldPath(path)
+      if (op === '$rename' && typeof arg === 'string') checkFieldPath(arg)
       for (const id of identifiersIn(path)) used.add(id)
       checkPath(doc, op, path, arg)
     }

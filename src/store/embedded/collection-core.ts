@@ -53,6 +53,18 @@ export class CollectionCore {
     })
   }
 
+  /**
+   * Drops an index in the write queue without loading the unique indexes first: dropping is how
+   * a collection whose unique index fails to load (duplicates on disk) gets repaired.
+   */
+  dropIndex(name: string): Promise<boolean> {
+    this.assertOpen()
+    return this.queue.run(() => {
+      this.assertOpen()
+      return this.indexes.drop(name)
+    })
+  }
+
   #ensureLoaded(): void {
     if (this.#loaded) return
     this.indexes.load(() => this.all())

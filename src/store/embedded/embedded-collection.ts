@@ -11,13 +11,14 @@ import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { type FindAndModifyOptions, type FindAndModifyResult, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
-import { readDocuments } from './read-documents.js'
+import { compileProjection, readDocuments } from './read-documents.js'
 import type { SortSpec } from './sort-documents.js'
 
 type ReturnDocument = 'before' | 'after'
 
 interface FindOneAndOptions {
   returnDocument?: ReturnDocument
+  projection?: Document
   sort?: SortSpec
   upsert?: boolean
   arrayFilters?: Document[]
@@ -76,16 +77,19 @@ export class EmbeddedCollection implements DriverCollection {
 
   async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
     if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
-    return (await findAndModify(this.#core, filter, replacement, toFindAndModify(options))).value
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, replacement, toFindAndModify(options)))
   }
 
   async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
     assertOperators(update)
-    return (await findAndModify(this.#core, filter, update, toFindAndModify(options))).value
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, update, toFindAndModify(options)))
   }
 
-  async findOneAndDelete(filter: Document, options: { sort?: SortSpec, maxTimeMS?: number } = {}): Promise<Document | null> {
-    return (await findAndModify(this.#core, filter, null, options)).value
+  async findOneAndDelete(filter: Document, options: { sort?: SortSpec, projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, null, options))
   }
 
   /** The findAndModify command: `change` null removes; the result says what happened. */
@@ -148,7 +152,7 @@ export class EmbeddedCollection implements DriverCollection {
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
   async dropIndex(name: string): Promise<boolean> {
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
-    return this.#core.write(() => this.#core.indexes.drop(name))
+    return this.#core.dropIndex(name)
   }
 
   /** Forgets in-memory index state after the collection was dropped underneath. */
@@ -164,6 +168,11 @@ function assertOperators(update: Document): void {
   }
 }
 
-function toFindAndModify(options: FindOneAndOptions) {
+/** The findOneAnd* answer: the document, projected as the driver's `projection` option asks. */
+function projected(project: (doc: Document) => Document, result: FindAndModifyResult): Document | null {
+  return result.value === null ? null : project(result.value)
+}
+
+function toFindAndModify({ projection: _projected, ...options }: FindOneAndOptions) {
   return { ...options, returnNew: options.returnDocument === 'after' }
 }

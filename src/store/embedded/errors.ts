@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { MongoInvalidArgumentError, MongoServerError } from 'mongodb'
 import { formatValue } from './format-value.js'
 
@@ -10,11 +11,15 @@ function serverError(code: number, codeName: string, message: string, extra: Rec
 }
 
 export function duplicateKeyError(ns: string, index: string, keyValue: Record<string, unknown>) {
+  const message = `E11000 duplicate key error collection: ${ns} index: ${index} dup key: ${showKey(keyValue)}`
+  return serverError(11000, 'DuplicateKey', message, { keyPattern: keyPatternOf(keyValue), keyValue })
+}
+
+function showKey(keyValue: Record<string, unknown>): string {
   const shown = Object.entries(keyValue)
     .map(([k, v]) => `${k}: ${formatValue(v)}`)
     .join(', ')
-  const message = `E11000 duplicate key error collection: ${ns} index: ${index} dup key: { ${shown} }`
-  return serverError(11000, 'DuplicateKey', message, { keyPattern: keyPatternOf(keyValue), keyValue })
+  return `{ ${shown} }`
 }
 
 function keyPatternOf(keyValue: Record<string, unknown>) {
@@ -68,4 +73,22 @@ export function invalidArgumentError(message: string) {
 
 export function closedError() {
   return new MongoInvalidArgumentError('The embedded database is closed')
+}
+
+/** Another engine holds the data directory: mongod's answer for a locked dbpath (98 DBPathInUse). */
+export function directoryInUseError(directory: string, pid: number | undefined, lockFile: string, host?: string) {
+  const foreign = host !== undefined && host !== hostname()
+  const holder = pid === undefined ? 'another process' : foreign ? `process ${pid} on host ${host}` : pid === process.pid ? `this process (process ${pid})` : `process ${pid}`
+  const stale = foreign ? ` If that host no longer runs it, remove ${lockFile}.` : pid === undefined ? ` If no process uses the directory, remove ${lockFile}.` : ''
+  return serverError(98, 'DBPathInUse', `The data directory ${directory} is in use by ${holder} (lock file ${lockFile}). One directory is served by one process: connect other processes to its wire server (fastify-mongo-crud db) instead of opening the directory again.${stale}`)
+}
+
+/**
+ * A unique index, loaded from disk, finds two stored documents with one key (left by two processes
+ * writing one directory before it was locked). Stored data breaks the index's promise, so the
+ * collection is unusable until repaired: the server's 301 DataCorruptionDetected.
+ */
+export function duplicatesOnDiskError(ns: string, index: string, keyValue: Record<string, unknown>) {
+  const message = `Unique index ${index} of collection ${ns} holds duplicates on disk: more than one document has ${showKey(keyValue)}. Drop the index, remove the duplicates, then create the index again.`
+  return serverError(301, 'DataCorruptionDetected', message, { keyValue })
 }

@@ -1,5 +1,6 @@
 import type { Document } from '../driver-db.js'
-import { duplicateKeyError, indexConflictError, invalidArgumentError } from './errors.js'
+import { checkFieldPath } from './check-field-path.js'
+import { duplicateKeyError, duplicatesOnDiskError, indexConflictError, invalidArgumentError } from './errors.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { UniqueIndex } from './unique-index.js'
 
@@ -28,13 +29,25 @@ export class IndexCatalog {
     return this.#unique
   }
 
-  /** Loads definitions and fills unique indexes from every stored document. */
+  /**
+   * Loads definitions and fills unique indexes from every stored document. Two documents with
+   * one key fail the load (the indexes stay unloaded, so every use fails the same way): keeping
+   * one owner would let point reads miss the other document.
+   */
   load(documents: () => Iterable<[string, Document]>): void {
     this.#defined = this.#storage.readIndexes(this.#collection)
-    this.#unique = this.#defined.filter((d) => d.unique).map((d) => new UniqueIndex(d.name, Object.keys(d.key)))
-    if (this.#unique.length > 0) {
-      for (const [docKey, doc] of documents()) for (const index of this.#unique) index.add(doc, docKey)
+    const unique = this.#defined.filter((d) => d.unique).map((d) => new UniqueIndex(d.name, Object.keys(d.key)))
+    this.#unique = []
+    if (unique.length > 0) {
+      for (const [docKey, doc] of documents()) {
+        for (const index of unique) {
+          const conflict = index.findConflict(doc, docKey)
+          if (conflict) throw duplicatesOnDiskError(this.#ns, index.name, conflict.keyValue)
+          index.add(doc, docKey)
+        }
+      }
     }
+    this.#unique = unique
   }
 
   /** Creates (or finds, when identical) an index; a new unique index is checked against the data. */
@@ -43,6 +56,7 @@ export class IndexCatalog {
     if (fields.length === 0 || Object.values(key).some((dir) => dir !== 1 && dir !== -1)) {
       throw invalidArgumentError(`Index keys must be a non-empty object of 1 or -1, got ${JSON.stringify(key)}`)
     }
+    for (const field of fields) checkFieldPath(field)
     const name = options.name ?? fields.map((f) => `${f}_${key[f]}`).join('_')
     const unique = options.unique === true
     if (fields.length === 1 && fields[0] === '_id') return ID_INDEX
@@ -76,6 +90,8 @@ export class IndexCatalog {
 
   /** Drops one index by name, or every index but `_id`'s with `*`; false when none matched. */
   async drop(name: string): Promise<boolean> {
+    // From storage: dropping an index is how duplicates that fail `load` get repaired.
+    this.#defined = this.#storage.readIndexes(this.#collection)
     const kept = name === '*' ? [] : this.#defined.filter((d) => d.name !== name)
     if (kept.length === this.#defined.length && name !== '*') return false
     await this.#storage.writeIndexes(this.#collection, kept)

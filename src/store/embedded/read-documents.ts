@@ -1,5 +1,6 @@
 import { Query } from 'mingo'
 import type { Document, DriverFindOptions } from '../driver-db.js'
+import { checkFieldPaths } from './check-field-path.js'
 import { compileFilter } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import { badValueError } from './errors.js'
@@ -50,6 +51,7 @@ export function* readDocuments(
 
 export function compileProjection(projection: Document | undefined): (doc: Document) => Document {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc
+  checkFieldPaths(projection)
   const query = new Query({}, MINGO_OPTIONS)
   return (doc) => {
     try {

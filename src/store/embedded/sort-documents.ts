@@ -1,5 +1,6 @@
 import type { Document } from '../driver-db.js'
 import { compareBson } from './bson-order.js'
+import { checkFieldPath } from './check-field-path.js'
 
 export type SortSpec = Record<string, 1 | -1>
 
@@ -26,7 +27,10 @@ export class SortedCollector {
   #cutoff: Entry | undefined
 
   constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY) {
-    this.#fields = Object.entries(sort).map(([path, dir]) => [path.split('.'), dir === -1 ? -1 : 1])
+    this.#fields = Object.entries(sort).map(([path, dir]) => {
+      checkFieldPath(path)
+      return [path.split('.'), dir === -1 ? -1 : 1]
+    })
     this.#keep = keep
   }
 

@@ -1,4 +1,5 @@
 import { compareBson } from '../../store/embedded/bson-order.js'
+import { checkFieldPath } from '../../store/embedded/check-field-path.js'
 import { toValueKey } from '../../store/embedded/value-key.js'
 import { typeMismatch } from '../wire-error.js'
 import { type CommandHandler, optionalDocument, refuseOptions, targetCollection } from './command-context.js'
@@ -9,6 +10,7 @@ const distinct: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'distinct', context)
   const key = command['key']
   if (typeof key !== 'string' || key === '') throw typeMismatch("'key' must be a non-empty string")
+  checkFieldPath(key)
   const seen = new Map<string, unknown>()
   for await (const doc of collection.find(optionalDocument(command, 'query') ?? {})) {
     for (const value of valuesAt(doc, key.split('.'))) {

@@ -1,4 +1,5 @@
 import { type Database, open, type RootDatabase } from 'lmdb'
+import { DirectoryLock } from './directory-lock.js'
 import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
 
 /** Named LMDB databases one environment may hold: one per collection plus the catalog. */
@@ -16,10 +17,19 @@ export class LmdbStorage implements Storage {
   readonly #root: RootDatabase
   readonly #catalog: Database<unknown, string>
   readonly #collections = new Map<string, LmdbCollection>()
+  /** One process per directory (directory-lock.ts), taken before LMDB opens it. */
+  readonly #lock: DirectoryLock
 
   constructor(path: string) {
-    this.#root = open({ path, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
-    this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
+    this.#lock = DirectoryLock.acquire(path)
+    try {
+      // noSubdir: false, or lmdb takes a path with a dot in its last segment (`data.v1`) for a file.
+      this.#root = open({ path, noSubdir: false, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
+      this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
+    } catch (error) {
+      this.#lock.release()
+      throw error
+    }
   }
 
   collection(name: string): CollectionStorage {
@@ -59,8 +69,12 @@ export class LmdbStorage implements Storage {
   }
 
   async close(): Promise<void> {
-    await this.#root.flushed
-    await this.#root.close()
+    try {
+      await this.#root.flushed
+      await this.#root.close()
+    } finally {
+      this.#lock.release()
+    }
   }
 
   /** Remembers that a collection exists, so dropAll finds it after a restart. */
