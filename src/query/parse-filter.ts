@@ -1,7 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
-import { findUnsafeRegexPart } from './regex-safety.js'
+import { checkClientRegex } from './regex-safety.js'
 
 /**
  * The closed filter grammar. A client's `filters` JSON is parsed into our own AST and never handed to
@@ -158,15 +158,7 @@ class FilterParser {
       throw invalidFilter(`filters: $options on "${key}" may only combine the letters "${regexOptions}"`)
     }
     if (!acceptsStrings(node)) throw invalidFilter(`filters: $regex needs a text field, and "${key}" is not one`)
-    try {
-      new RegExp(pattern, flags.replace('x', ''))
-    } catch {
-      throw invalidFilter(`filters: $regex on "${key}" is not a valid regular expression`)
-    }
-    const unsafe = findUnsafeRegexPart(pattern, flags)
-    if (unsafe !== undefined) {
-      throw invalidFilter(`filters: $regex on "${key}" is refused: it contains ${unsafe}, which can take exponential time`)
-    }
+    checkClientRegex(key, pattern, flags)
     return { op: 'regex', pattern, options: flags }
   }
 
