@@ -3,7 +3,7 @@ import { $all, $in, $nin, $regex } from 'mingo/operators/query'
 import type { Options } from 'mingo/types'
 import type { RE2JS } from 're2js'
 import { compileRegex, RegexRefusal } from '../../regex/compile-regex.js'
-import { invalidExpressionRegexError, invalidRegexError, invalidRegexOptionError } from './errors.js'
+import { badValueError, invalidExpressionRegexError, invalidRegexError, invalidRegexOptionError } from './errors.js'
 
 /**
  * The mingo operators that evaluate a client's regular expression, replaced so that every one of them
@@ -106,12 +106,11 @@ interface RegexFindResult {
 function regexSearch(op: string, obj: object, expr: unknown, options: Options, global: boolean): RegexFindResult[] {
   const args = evalExpr(obj, expr, options) as RegexSearchArgs
   if (typeof args?.input !== 'string' || args.regex === null || args.regex === undefined) return []
+  if (typeof args.regex !== 'string' && !(args.regex instanceof RegExp)) throw badValueError(`${op} needs 'regex' to be of type string or regex`)
   let re2: RE2JS
   try {
     const flags = typeof args.options === 'string' ? args.options : ''
-    if (args.regex instanceof RegExp) re2 = compileRegex(args.regex.source, flags || regexOptionsOf(args.regex.flags))
-    else if (typeof args.regex === 'string') re2 = compileRegex(args.regex, flags)
-    else throw new RegexRefusal(`${op} needs 'regex' to be of type string or regex`, 'pattern')
+    re2 = typeof args.regex === 'string' ? compileRegex(args.regex, flags) : compileRegex(args.regex.source, flags || regexOptionsOf(args.regex.flags))
   } catch (error) {
     if (!(error instanceof RegexRefusal)) throw error
     throw invalidExpressionRegexError(op, error.reason)
