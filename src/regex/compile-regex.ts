@@ -58,9 +58,7 @@ export function compileRegex(pattern: string, options: string): RE2JS {
   } catch (error) {
     throw new RegexRefusal(describeFailure(source, error as Error), 'pattern')
   }
-  // `re2Input.prog` is re2js's compiled program (public in its typings, untyped).
-  const size = (compiled.re2Input.prog as { inst?: unknown[] } | undefined)?.inst?.length ?? 0
-  if (size > MAX_PROGRAM_SIZE) {
+  if (Number(compiled.re2Input.numberOfInstructions()) > MAX_PROGRAM_SIZE) {
     throw new RegexRefusal(`is too large once its repetitions are expanded (more than ${MAX_PROGRAM_SIZE} steps); use smaller repetition counts`, 'pattern')
   }
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string)
