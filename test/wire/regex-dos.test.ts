@@ -174,4 +174,14 @@ describe('regular expressions over the wire run in linear time', () => {
     assert.ok(error instanceof MongoServerError)
     assert.equal(error.code, 51108)
   })
+
+  it("refuses the engine's internal $linearRegex operator as unknown", async () => {
+    const error = await people()
+      .find({ name: { $linearRegex: { pattern: 'a', options: '' } } } as Document)
+      .toArray()
+      .catch((e: unknown) => e)
+    assert.ok(error instanceof MongoServerError)
+    assert.equal(error.code, 2)
+    assert.match(error.message, /unknown operator/)
+  })
 })

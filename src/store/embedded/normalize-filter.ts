@@ -7,10 +7,11 @@ import { regexOptionsOf } from './regex-operators.js'
  * shapes mingo gets right, before the filter is compiled:
  * - `$gte: null` / `$lte: null` match null *and missing* on the server (mingo: null only);
  *   both mean `$eq: null`.
- * - `$regex` with a string pattern (and its `$options`) becomes `$linearRegex`, matched with RE2 in
- *   linear time (regex-operators.ts): mingo would build a JavaScript RegExp from it, which refuses RE2
- *   syntax such as `(?i)` and has no `x` option. Regex values (`/x/i`) keep their shape: the
- *   replaced `$regex`, `$in`, `$nin` and `$all` operators match them with RE2 too.
+ * - `$regex` (a string or a regex value, with its `$options`) becomes `$linearRegex`, matched with
+ *   RE2 in linear time (regex-operators.ts): mingo would first build a JavaScript RegExp from it,
+ *   which refuses RE2 syntax such as `(?i)` and has no `x` option. Bare regex values (`{ a: /x/i }`,
+ *   in `$in`, `$nin`, `$all`, `$not`) keep their shape: the replaced mingo operators match them with
+ *   RE2 too. `$linearRegex` is the engine's own: a client that sends it gets "unknown operator".
  * - `$type` also matches arrays holding an element of that type on the server; at field level it
  *   becomes `$or` of the plain test and an `$elemMatch`. Inside `$not` it is refused.
  */
@@ -49,6 +50,8 @@ function normalizeOperators(conditions: Document, negated: boolean): Document {
       out[op] = isOperatorObject(arg) ? normalizeOperators(arg, false) : normalizeFilter(arg)
     } else if (op === '$type' && negated) {
       throw badValueError('$type inside $not is not supported by the embedded engine')
+    } else if (op === '$linearRegex') {
+      throw badValueError(`unknown operator: ${op}`)
     } else if (op === '$regex') {
       out['$linearRegex'] = linearRegex(arg, conditions['$options'])
     } else if (op === '$options') {
