@@ -1,7 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
-import { findUnsafeRegexPart } from './regex-safety.js'
+import { checkClientRegex } from './regex-safety.js'
 
 /**
  * The closed filter grammar. A client's `filters` JSON is parsed into our own AST and never handed to
@@ -98,7 +98,7 @@ class FilterParser {
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       return { kind: 'field', path, conditions: this.conditions(key, value, node, seen, depth + 1) }
     }
-    checkVisibleLiteral(key, value, seen)
+    this.checkVisibleLiteral(key, value, seen, depth + 1)
     return { kind: 'field', path, conditions: [{ op: 'eq', value: this.value(key, value, node, depth + 1) }] }
   }
 
@@ -110,14 +110,15 @@ class FilterParser {
       checkKey(op)
       if (!op.startsWith('$')) throw invalidFilter(`filters: "${key}" mixes operators and field names`)
       if (op in COMPARISON) {
-        checkVisibleLiteral(key, operand, seen)
+        this.checkVisibleLiteral(key, operand, seen, depth + 1)
         conditions.push({ op: COMPARISON[op as keyof typeof COMPARISON], value: this.value(key, operand, node, depth + 1) })
       } else if (op in LIST) {
         if (!Array.isArray(operand)) throw invalidFilter(`filters: ${op} on "${key}" takes an array`)
         if (operand.length > this.context.limits.maxIn) {
           throw invalidFilter(`filters: ${op} on "${key}" has ${operand.length} values, more than the limit of ${this.context.limits.maxIn}`)
         }
-        checkVisibleLiteral(key, operand, seen)
+        // The list itself is no level: its values are read at depth + 1, as a single operand is.
+        this.checkVisibleLiteral(key, operand, seen, depth)
         const values = operand.map((v) => this.value(key, v, node, depth + 1))
         conditions.push({ op: LIST[op as keyof typeof LIST], values })
       } else if (op === '$exists') {
@@ -157,15 +158,7 @@ class FilterParser {
       throw invalidFilter(`filters: $options on "${key}" may only combine the letters "${regexOptions}"`)
     }
     if (!acceptsStrings(node)) throw invalidFilter(`filters: $regex needs a text field, and "${key}" is not one`)
-    try {
-      new RegExp(pattern, flags.replace('x', ''))
-    } catch {
-      throw invalidFilter(`filters: $regex on "${key}" is not a valid regular expression`)
-    }
-    const unsafe = findUnsafeRegexPart(pattern, flags)
-    if (unsafe !== undefined) {
-      throw invalidFilter(`filters: $regex on "${key}" is refused: it contains ${unsafe}, which can take exponential time`)
-    }
+    checkClientRegex(key, pattern, flags)
     return { op: 'regex', pattern, options: flags }
   }
 
@@ -226,32 +219,42 @@ class FilterParser {
     return out
   }
 
+  /**
+   * A literal sub-document or array compared whole may only name fields the client can see. It is
+   * checked before the value is read, so it stops at the depth limit itself: a literal thousands of
+   * levels deep must be a 422, not a stack overflow.
+   */
+  private checkVisibleLiteral(key: string, value: Json | undefined, seen: ShapeNode, depth: number): void {
+    if (typeof value !== 'object' || value === null) return
+    this.checkDepth(depth)
+    if (Array.isArray(value)) {
+      const item = seen.kind === 'array' ? seen.item : seen
+      for (const element of value) this.checkVisibleLiteral(key, element, item, depth + 1)
+      return
+    }
+    for (const [name, sub] of Object.entries(value)) {
+      const child = nodeAt(seen, [name])
+      if (child === undefined) throw invalidFilter(`filters: field "${key}.${name}" is not filterable`)
+      this.checkVisibleLiteral(`${key}.${name}`, sub, child, depth + 1)
+    }
+  }
+
   private enter(depth: number): void {
-    const { maxDepth, maxNodes } = this.context.limits
-    if (depth > maxDepth) throw invalidFilter(`filters: nested deeper than the limit of ${maxDepth} levels`)
+    this.checkDepth(depth)
+    const { maxNodes } = this.context.limits
     this.nodes += 1
     if (this.nodes > maxNodes) throw invalidFilter(`filters: more than the limit of ${maxNodes} nodes`)
+  }
+
+  private checkDepth(depth: number): void {
+    const { maxDepth } = this.context.limits
+    if (depth > maxDepth) throw invalidFilter(`filters: nested deeper than the limit of ${maxDepth} levels`)
   }
 }
 
 /** An ObjectId instance, which only server code (a scope) can produce; JSON cannot. */
 function hasHex(value: unknown): value is { toHexString(): string } {
   return typeof value === 'object' && value !== null && typeof (value as { toHexString?: unknown }).toHexString === 'function'
-}
-
-/** A literal sub-document or array compared whole may only name fields the client can see. */
-function checkVisibleLiteral(key: string, value: Json | undefined, seen: ShapeNode): void {
-  if (Array.isArray(value)) {
-    const item = seen.kind === 'array' ? seen.item : seen
-    for (const element of value) checkVisibleLiteral(key, element, item)
-    return
-  }
-  if (!isPlainObject(value)) return
-  for (const [name, sub] of Object.entries(value)) {
-    const child = nodeAt(seen, [name])
-    if (child === undefined) throw invalidFilter(`filters: field "${key}.${name}" is not filterable`)
-    checkVisibleLiteral(`${key}.${name}`, sub, child)
-  }
 }
 
 function checkKey(key: string): void {

@@ -90,6 +90,20 @@ describeEachStore('limits hold with nothing configured', (mode) => {
       expectRefused(await list(nestedArray(50)))
     })
 
+    // The literal check (fields a client may name inside a value) runs before the values are read:
+    // it must stop at the depth limit too, not recurse through thousands of levels.
+    // Spelled as text: JSON.stringify itself overflows the stack on values this deep.
+    const listRaw = (filters: string) => t.app.inject({ method: 'GET', url: `/accounts${queryString({ filters })}` })
+
+    it('answers 422 naming the limit for a value object nested 7000 levels deep', async () => {
+      expectRefused(await listRaw(`{"meta":${'{"a":'.repeat(7000)}1${'}'.repeat(7001)}`), '10')
+    })
+
+    it('answers 422 naming the limit for an array literal nested 7000 levels deep', async () => {
+      expectRefused(await listRaw(`{"tags":${'['.repeat(7000)}"member"${']'.repeat(7000)}}`), '10')
+      expectRefused(await listRaw(`{"meta":{"$in":[${'['.repeat(7000)}1${']'.repeat(7000)}]}}`), '10')
+    })
+
     it('answers 422 for 50 levels of $elemMatch and $and', async () => {
       let inner: unknown = { note: 'joined' }
       for (let i = 0; i < 50; i += 1) inner = { $and: [inner] }

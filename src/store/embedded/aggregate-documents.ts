@@ -1,7 +1,7 @@
-import { Aggregator } from 'mingo'
+import { Aggregator } from 'mingo/aggregator'
 import type { Document } from '../driver-db.js'
 import { checkFieldPaths } from './check-field-path.js'
-import { badValueError } from './errors.js'
+import { asServerError, badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
 
@@ -58,7 +58,7 @@ function runMingo(stages: Document[], docs: Iterable<Document>, options: Documen
   try {
     return new Aggregator(stages, options).run(Array.isArray(docs) ? docs : [...docs]) as Document[]
   } catch (error) {
-    throw badValueError((error as Error).message)
+    throw asServerError(error)
   }
 }
 

@@ -1,4 +1,4 @@
-import { update as mingoUpdate } from 'mingo'
+import { update as mingoUpdate } from 'mingo/updater'
 import type { Document } from '../driver-db.js'
 import { copyThroughBson } from './bson-codec.js'
 import { checkUpdate } from './check-update.js'

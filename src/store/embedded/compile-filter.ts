@@ -1,6 +1,6 @@
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import type { Document } from '../driver-db.js'
-import { badValueError } from './errors.js'
+import { asServerError, badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { compileSimpleFilter } from './simple-filter.js'
@@ -23,13 +23,13 @@ export function compileFilter(filter: Document): Matcher {
   try {
     query = new Query(normalizeFilter(filter), MINGO_OPTIONS)
   } catch (error) {
-    throw badValueError((error as Error).message)
+    throw asServerError(error)
   }
   return (doc) => {
     try {
       return query.test(doc)
     } catch (error) {
-      throw badValueError((error as Error).message)
+      throw asServerError(error)
     }
   }
 }

@@ -92,3 +92,28 @@ export function duplicatesOnDiskError(ns: string, index: string, keyValue: Recor
   const message = `Unique index ${index} of collection ${ns} holds duplicates on disk: more than one document has ${showKey(keyValue)}. Drop the index, remove the duplicates, then create the index again.`
   return serverError(301, 'DataCorruptionDetected', message, { keyValue })
 }
+
+/**
+ * A regular expression the engine cannot compile. MongoDB (PCRE) answers a pattern it cannot compile
+ * with code 51091 "Regular expression is invalid: …"; the engine matches with RE2, so this is also its
+ * answer to what PCRE has and RE2 lacks (lookarounds, backreferences): the closest real error.
+ */
+export function invalidRegexError(reason: string) {
+  return serverError(51091, 'Location51091', `Regular expression is invalid: the pattern ${reason}`)
+}
+
+/** The server's answer to a letter outside `imsx` in `$options` ("invalid flag in regex options: q"). */
+export function invalidRegexOptionError(reason: string) {
+  return serverError(51108, 'Location51108', reason)
+}
+
+/** The server's answer to a bad regex in `$regexMatch`, `$regexFind` or `$regexFindAll` (code 51111). */
+export function invalidExpressionRegexError(op: string, reason: string) {
+  return serverError(51111, 'Location51111', `Invalid Regex in ${op}: the pattern ${reason}`)
+}
+
+/** An error out of mingo as the server's: ours (already coded, e.g. an invalid regex) as is, else BadValue. */
+export function asServerError(error: unknown) {
+  if (error instanceof MongoServerError) return error
+  return badValueError((error as Error).message)
+}

@@ -1,4 +1,4 @@
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'

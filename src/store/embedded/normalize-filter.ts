@@ -1,13 +1,17 @@
 import type { Document } from '../driver-db.js'
 import { badValueError } from './errors.js'
+import { regexOptionsOf } from './regex-operators.js'
 
 /**
  * Rewrites the few filter shapes where mingo's answer differs from MongoDB's into equivalent
  * shapes mingo gets right, before the filter is compiled:
  * - `$gte: null` / `$lte: null` match null *and missing* on the server (mingo: null only);
  *   both mean `$eq: null`.
- * - `$regex` with the `x` option (extended: whitespace and `#` comments ignored), which
- *   JavaScript regular expressions lack, is rewritten without it.
+ * - `$regex` (a string or a regex value, with its `$options`) becomes `$linearRegex`, matched with
+ *   RE2 in linear time (regex-operators.ts): mingo would first build a JavaScript RegExp from it,
+ *   which refuses RE2 syntax such as `(?i)` and has no `x` option. Bare regex values (`{ a: /x/i }`,
+ *   in `$in`, `$nin`, `$all`, `$not`) keep their shape: the replaced mingo operators match them with
+ *   RE2 too. `$linearRegex` is the engine's own: a client that sends it gets "unknown operator".
  * - `$type` also matches arrays holding an element of that type on the server; at field level it
  *   becomes `$or` of the plain test and an `$elemMatch`. Inside `$not` it is refused.
  */
@@ -46,38 +50,30 @@ function normalizeOperators(conditions: Document, negated: boolean): Document {
       out[op] = isOperatorObject(arg) ? normalizeOperators(arg, false) : normalizeFilter(arg)
     } else if (op === '$type' && negated) {
       throw badValueError('$type inside $not is not supported by the embedded engine')
-    } else if (op === '$options' && typeof arg === 'string' && arg.includes('x')) {
-      out['$regex'] = stripExtended(String(conditions['$regex'] ?? ''))
-      out[op] = arg.replaceAll('x', '')
-    } else if (!(op === '$regex' && Object.hasOwn(out, '$regex'))) {
+    } else if (op === '$linearRegex') {
+      throw badValueError(`unknown operator: ${op}`)
+    } else if (op === '$regex') {
+      out['$linearRegex'] = linearRegex(arg, conditions['$options'])
+    } else if (op === '$options') {
+      if (!Object.hasOwn(conditions, '$regex')) throw badValueError('$options needs a $regex')
+    } else {
       out[op] = arg
     }
   }
   return out
 }
 
-/** PCRE's extended mode: unescaped whitespace and `#` comments outside character classes go. */
-function stripExtended(pattern: string): string {
-  let out = ''
-  let inClass = false
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]!
-    if (char === '\\') {
-      out += char + (pattern[i + 1] ?? '')
-      i++
-    } else if (inClass) {
-      if (char === ']') inClass = false
-      out += char
-    } else if (char === '[') {
-      inClass = true
-      out += char
-    } else if (char === '#') {
-      while (i < pattern.length && pattern[i] !== '\n') i++
-    } else if (!/\s/.test(char)) {
-      out += char
+/** The operand of `$linearRegex` for `$regex: pattern` and `$options: options`, checked as the server does. */
+function linearRegex(pattern: unknown, options: unknown): { pattern: string, options: string } {
+  if (options !== undefined && typeof options !== 'string') throw badValueError('$options has to be a string')
+  if (pattern instanceof RegExp) {
+    if (options !== undefined && options !== '' && pattern.flags !== '') {
+      throw badValueError('options set in both $regex and $options')
     }
+    return { pattern: pattern.source, options: options || regexOptionsOf(pattern.flags) }
   }
-  return out
+  if (typeof pattern !== 'string') throw badValueError('$regex has to be a string')
+  return { pattern, options: options ?? '' }
 }
 
 function isPlainObject(value: unknown): value is Document {

@@ -1,7 +1,6 @@
 import { EmbeddedDb } from './embedded-db.js'
 import { LmdbStorage } from './persist/lmdb-storage.js'
 import { MemoryStorage } from './persist/memory-storage.js'
-import { installRegexGuard } from './regex-guard.js'
 
 export { EmbeddedCollection } from './embedded-collection.js'
 export { EmbeddedDb } from './embedded-db.js'
@@ -16,7 +15,6 @@ const DATABASE_NAME = 'embedded'
 
 /** Opens the embedded engine: in memory, or durable on disk under `options.path`. */
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedDb> {
-  installRegexGuard()
   const storage = options.path === undefined ? new MemoryStorage() : new LmdbStorage(options.path)
   return new EmbeddedDb(storage, DATABASE_NAME)
 }

@@ -1,9 +1,9 @@
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import type { Document, DriverFindOptions } from '../driver-db.js'
 import { checkFieldPaths } from './check-field-path.js'
 import { compileFilter } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
-import { badValueError } from './errors.js'
+import { asServerError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import type { CollectionStorage } from './persist/storage.js'
 import { scanDocuments } from './scan-documents.js'
@@ -61,7 +61,7 @@ export function compileProjection(projection: Document | undefined): (doc: Docum
       const { _id, ...rest } = projected
       return { _id, ...rest }
     } catch (error) {
-      throw badValueError((error as Error).message)
+      throw asServerError(error)
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import type { Document } from '../../store/driver-db.js'
 import { MINGO_OPTIONS } from '../../store/embedded/mingo-options.js'
 import { badValue, WireError } from '../wire-error.js'
