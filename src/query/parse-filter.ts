@@ -179,9 +179,9 @@ class FilterParser {
   private value(key: string, value: Json, node: ShapeNode, depth: number): FilterValue {
     // Scalars are bounded by maxIn and the body size; only nested structure counts against the ceilings.
     if (typeof value === 'object' && value !== null) this.enter(depth)
-    // A scope built in server code may hold `undefined` (a missing header): it means null, as in the
-    // driver, never "no condition", which would silently widen the scope.
-    if (value === null || value === undefined) return null
+    // JSON has no `undefined`; a scope holding one (a missing header) matches nothing before it gets
+    // here (router-context.ts), so it never means "no condition" nor a null that matches missing fields.
+    if (value === null) return null
     switch (node.kind) {
       case 'objectId':
         if (typeof value === 'string' && HEX24.test(value)) return new IdRef(value.toLowerCase())
