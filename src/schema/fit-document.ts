@@ -13,9 +13,9 @@ import { withoutRequired } from './without-required.js'
  *
  * A document that fits is returned as is (no copy): the check costs one `typeof` per declared field.
  */
-export type Fit = (value: unknown, path: string, issues: FitIssue[]) => unknown
+export type Fit = (value: unknown, issues: FitIssue[]) => unknown
 
-/** One field that was left out or converted: its dotted path and why. */
+/** One field that was left out or converted: its dotted path (relative to the fitted value) and why. */
 export interface FitIssue {
   path: string
   reason: string
@@ -27,7 +27,13 @@ export const DROP: unique symbol = Symbol('drop')
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/
 type JsonSchema = Record<string, unknown>
 
-const join = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`)
+/** Prefixes the paths of the issues a child value reported since `from` (paths are built only when something is wrong). */
+function under(issues: FitIssue[], from: number, key: string | number): void {
+  for (let i = from; i < issues.length; i++) {
+    const issue = issues[i]!
+    issue.path = issue.path === '' ? String(key) : `${key}.${issue.path}`
+  }
+}
 const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`)
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -60,7 +66,7 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
     if (known !== undefined) return known
     // Recursive models: the entry is in place before its children compile.
     let fit: Fit = () => DROP
-    const lazy: Fit = (value, path, issues) => fit(value, path, issues)
+    const lazy: Fit = (value, issues) => fit(value, issues)
     compiled.set(schema, lazy)
     fit = build(schema)
     return fit
@@ -87,22 +93,22 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
     if (types.length === 0) return keep
     const fits = types.filter((type) => type !== 'null').map((type) => byType(type, schema))
     const nullable = types.includes('null')
-    return (value, path, issues) => {
+    return (value, issues) => {
       if (value === null) {
         if (nullable) return null
-        issues.push({ path, reason: `null where ${types.join(' or ')} is declared` })
+        issues.push({ path: '', reason: `null where ${types.join(' or ')} is declared` })
         return DROP
       }
-      if (fits.length === 1) return fits[0]!(value, path, issues)
+      if (fits.length === 1) return fits[0]!(value, issues)
       for (const fit of fits) {
         const tried: FitIssue[] = []
-        const result = fit(value, path, tried)
+        const result = fit(value, tried)
         if (result !== DROP) {
           issues.push(...tried)
           return result
         }
       }
-      issues.push({ path, reason: `${describe(value)} where ${types.join(' or ')} is declared` })
+      issues.push({ path: '', reason: `${describe(value)} where ${types.join(' or ')} is declared` })
       return DROP
     }
   }
@@ -114,17 +120,17 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
       branch.check ??= validator(branch.schema)
       return branch.check(value)
     }
-    return (value, path, issues) => {
+    return (value, issues) => {
       for (let i = 0; i < branches.length; i++) if (checks(i, value)) return value
       for (let i = 0; i < branches.length; i++) {
         const tried: FitIssue[] = []
-        const result = branches[i]!.fit(value, path, tried)
+        const result = branches[i]!.fit(value, tried)
         if (result !== DROP && checks(i, result)) {
           issues.push(...tried)
           return result
         }
       }
-      issues.push({ path, reason: `${describe(value)} that matches none of the declared types` })
+      issues.push({ path: '', reason: `${describe(value)} that matches none of the declared types` })
       return DROP
     }
   }
@@ -134,21 +140,21 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
       case 'string':
         return stringFit(schema)
       case 'number':
-        return (value, path, issues) => {
+        return (value, issues) => {
           if (typeof value === 'number' && Number.isFinite(value)) return value
-          issues.push({ path, reason: typeof value === 'number' ? `non-finite number ${value}` : `${describe(value)} where a number is declared` })
+          issues.push({ path: '', reason: typeof value === 'number' ? `non-finite number ${value}` : `${describe(value)} where a number is declared` })
           return DROP
         }
       case 'integer':
-        return (value, path, issues) => {
+        return (value, issues) => {
           if (Number.isInteger(value)) return value
-          issues.push({ path, reason: `${typeof value === 'number' ? `the number ${value}` : describe(value)} where an integer is declared` })
+          issues.push({ path: '', reason: `${typeof value === 'number' ? `the number ${value}` : describe(value)} where an integer is declared` })
           return DROP
         }
       case 'boolean':
-        return (value, path, issues) => {
+        return (value, issues) => {
           if (typeof value === 'boolean') return value
-          issues.push({ path, reason: `${describe(value)} where a boolean is declared` })
+          issues.push({ path: '', reason: `${describe(value)} where a boolean is declared` })
           return DROP
         }
       case 'array':
@@ -166,29 +172,31 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
     const allowed = Array.isArray(schema['enum']) ? new Set(schema['enum']) : undefined
     const matches = (text: string) =>
       (pattern === undefined || pattern.test(text)) && (!isObjectId || OBJECT_ID.test(text)) && (allowed === undefined || allowed.has(text))
-    return (value, path, issues) => {
+    return (value, issues) => {
       if (typeof value === 'string' && matches(value)) return value
       // A number (an int64 or a decimal written by another tool) reads the same as text: converted, reported.
       if (typeof value === 'number' && Number.isFinite(value) && matches(String(value))) {
-        issues.push({ path, reason: 'a number where a string is declared, served as text' })
+        issues.push({ path: '', reason: 'a number where a string is declared, served as text' })
         return String(value)
       }
-      issues.push({ path, reason: typeof value === 'string' ? 'a string the declared format does not allow' : `${describe(value)} where a string is declared` })
+      issues.push({ path: '', reason: typeof value === 'string' ? 'a string the declared format does not allow' : `${describe(value)} where a string is declared` })
       return DROP
     }
   }
 
   function arrayFit(schema: JsonSchema): Fit {
     const items = isPlainObject(schema['items']) ? compile(schema['items']) : keep
-    return (value, path, issues) => {
+    return (value, issues) => {
       if (!Array.isArray(value)) {
-        issues.push({ path, reason: `${describe(value)} where an array is declared` })
+        issues.push({ path: '', reason: `${describe(value)} where an array is declared` })
         return DROP
       }
       let out: unknown[] | undefined
       for (let i = 0; i < value.length; i++) {
         const item = value[i]
-        const result = items(item, join(path, i), issues)
+        const before = issues.length
+        const result = items(item, issues)
+        if (issues.length > before) under(issues, before, i)
         if (result === item && out === undefined) continue
         out ??= value.slice(0, i)
         if (result !== DROP) out.push(result)
@@ -198,10 +206,10 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
   }
 
   function objectFit(schema: JsonSchema): Fit {
-    const properties = Object.entries(isPlainObject(schema['properties']) ? schema['properties'] : {}).map(
-      ([key, sub]) => [key, compile(sub as JsonSchema)] as const
-    )
-    const declared = new Set(properties.map(([key]) => key))
+    const entries = Object.entries(isPlainObject(schema['properties']) ? schema['properties'] : {})
+    const keys = entries.map(([key]) => key)
+    const fits = entries.map(([, sub]) => compile(sub as JsonSchema))
+    const declared = new Set(keys)
     const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : [])
     const extra = schema['additionalProperties']
     const patterns = Object.entries(isPlainObject(schema['patternProperties']) ? schema['patternProperties'] : {}).map(
@@ -209,9 +217,9 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
     )
     const extraFit = isPlainObject(extra) ? compile(extra) : extra === true ? keep : undefined
     const open = extraFit !== undefined || patterns.length > 0
-    return (value, path, issues) => {
+    return (value, issues) => {
       if (!isPlainObject(value)) {
-        issues.push({ path, reason: `${describe(value)} where an object is declared` })
+        issues.push({ path: '', reason: `${describe(value)} where an object is declared` })
         return DROP
       }
       let out: Record<string, unknown> | undefined
@@ -220,13 +228,16 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
         if (result === DROP) delete out[key]
         else out[key] = result
       }
-      for (const [key, fit] of properties) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
         const sub = value[key]
         if (sub === undefined) {
-          if (required.has(key)) issues.push({ path: join(path, key), reason: 'a required field is missing' })
+          if (required.has(key)) issues.push({ path: key, reason: 'a required field is missing' })
           continue
         }
-        const result = fit(sub, join(path, key), issues)
+        const before = issues.length
+        const result = fits[i]!(sub, issues)
+        if (issues.length > before) under(issues, before, key)
         if (result !== sub) set(key, result)
       }
       if (open) {
@@ -235,7 +246,9 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
           const fit = patterns.find(([pattern]) => pattern.test(key))?.[1] ?? extraFit
           if (fit === undefined) continue
           const sub = value[key]
-          const result = fit(sub, join(path, key), issues)
+          const before = issues.length
+          const result = fit(sub, issues)
+          if (issues.length > before) under(issues, before, key)
           if (result !== sub) set(key, result)
         }
       }

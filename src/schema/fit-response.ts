@@ -26,7 +26,7 @@ export function createResponseFitter(compileFit: (schema: TSchema) => Fit, schem
   }
   const issues: FitIssue[] = []
   const one = (doc: unknown, log: FastifyBaseLogger, parentId: string | undefined) => {
-    const result = fitOf()(doc, '', issues)
+    const result = fitOf()(doc, issues)
     if (issues.length > 0) {
       report(log, source, doc, issues, parentId)
       issues.length = 0
