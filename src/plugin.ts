@@ -1,12 +1,11 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
-import { appRegistry } from './app-registry.js'
 import { handleError } from './error-handler.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
 import { registerRouterModels } from './register-router-models.js'
 import { buildEmbedRoutes, planEmbed } from './relations/embed-routes.js'
 import { buildLookupRoutes, planLookup } from './relations/lookup-routes.js'
-import { buildPopulator } from './relations/populate.js'
+import { buildPopulator, resolvePopulatesOnce } from './relations/populate.js'
 import { buildCreateRoute } from './routes/create.js'
 import { buildListRoute } from './routes/list.js'
 import { buildReadRoute } from './routes/read.js'
@@ -70,7 +69,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   ])
   for (const schema of schemas) addSchemaOnce(fastify, schema)
   fastify.setValidatorCompiler(createValidatorCompiler(schemas))
-  const resolvePopulates = once(() => resolvePopulateOutputs(fastify, options.db, populator))
+  const resolvePopulates = resolvePopulatesOnce(fastify, options.db, populator)
   fastify.setSerializerCompiler(createSerializerCompiler(schemas, resolvePopulates))
   fastify.addHook('onReady', async () => resolvePopulates())
   fastify.setErrorHandler(handleError)
@@ -110,28 +109,6 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   for (const plan of embeds) {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
     for (const route of buildEmbedRoutes(context, plan, itemUrl)) fastify.route(withFittedResponses(route, compileFit, items))
-  }
-}
-
-/**
- * Populates declared without `modelOut` show what the router serving their collection shows. Run once,
- * when every router of the app has registered (the first serializer compiles at ready); the component
- * Fastify keeps for OpenAPI is a copy made at registration, updated alongside.
- */
-function resolvePopulateOutputs(fastify: FastifyInstance, db: object, populator: ReturnType<typeof buildPopulator>): void {
-  if (populator === undefined) return
-  const registry = appRegistry(fastify)
-  for (const warning of populator.resolve((collection) => registry.modelOutFor(db, collection))) fastify.log.warn(warning)
-  const component = fastify.getSchema(populator.outSchema.$id) as { properties: object } | undefined
-  if (component !== undefined) component.properties = populator.outSchema.properties
-}
-
-function once(run: () => void): () => void {
-  let done = false
-  return () => {
-    if (done) return
-    done = true
-    run()
   }
 }
 

@@ -1,4 +1,6 @@
+import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
+import { appRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
@@ -83,6 +85,24 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
       }
       return docs
     },
+  }
+}
+
+/**
+ * Populates declared without `modelOut` show what the router serving their collection shows. The
+ * returned function resolves them once, when every router of the app has registered (serializers
+ * compile when the app gets ready); the component Fastify keeps for OpenAPI is a copy made at
+ * registration, updated alongside.
+ */
+export function resolvePopulatesOnce(fastify: FastifyInstance, db: object, populator: Populator | undefined): () => void {
+  let done = populator === undefined
+  return () => {
+    if (done || populator === undefined) return
+    done = true
+    const registry = appRegistry(fastify)
+    for (const warning of populator.resolve((collection) => registry.modelOutFor(db, collection))) fastify.log.warn(warning)
+    const component = fastify.getSchema(populator.outSchema.$id) as { properties: object } | undefined
+    if (component !== undefined) component.properties = populator.outSchema.properties
   }
 }
 
