@@ -49,6 +49,7 @@ describeEachStore('a stored document that does not fit the output model is serve
   let t: TestApp
   const log = logCapture()
   const ownerId = new ObjectId()
+  const noteId = new ObjectId()
   const ids = { missing: new ObjectId(), types: new ObjectId(), numbers: new ObjectId(), nonFinite: new ObjectId(), good: new ObjectId() }
   before(async () => {
     t = await buildAppWith(
@@ -77,7 +78,7 @@ describeEachStore('a stored document that does not fit the output model is serve
       active: 'yes',
       tags: ['a', { b: 1 }, 3],
       // embedded items stored without _id, one also without its required text
-      notes: [{ text: 'kept' }, { other: 1 }],
+      notes: [{ text: 'kept' }, { other: 1 }, { _id: noteId, text: 42.5 }],
     })
     await items.insertOne({ _id: ids.numbers, name: 'numbers', email: null, age: Long.fromNumber(42), score: Decimal128.fromString('1.50'), balance: Decimal128.fromString('10.25') })
     await items.insertOne({ _id: ids.nonFinite, name: 'non-finite', email: 'n@example.com', score: Number.NaN, age: Number.POSITIVE_INFINITY })
@@ -203,8 +204,17 @@ describeEachStore('a stored document that does not fit the output model is serve
     const from = log.warnings().length
     const res = await get(`/items/${ids.types}/notes`)
     assert.equal(res.status, 200, res.body)
-    assert.deepEqual(res.body, [{ text: 'kept' }, {}])
+    assert.deepEqual(res.body, [{ text: 'kept' }, {}, { id: String(noteId), text: '42.5' }])
     assert.ok(warned(from, 'misfits', String(ids.types), 'notes.id'), JSON.stringify(log.warnings().slice(from)))
     assert.ok(warned(from, 'misfits', String(ids.types), 'notes.text'))
+  })
+
+  it('an embedded item GET serves the item with what fits', async () => {
+    const from = log.warnings().length
+    await t.store.db.collection('misfits').updateOne({ _id: ids.missing }, { $set: { notes: [{ _id: noteId, text: ['not', 'text'] }] } })
+    const res = await get(`/items/${ids.missing}/notes/${noteId}`)
+    assert.equal(res.status, 200, res.body)
+    assert.deepEqual(res.body, { id: String(noteId) })
+    assert.ok(warned(from, 'misfits', String(ids.missing), 'notes.text'), JSON.stringify(log.warnings().slice(from)))
   })
 })
