@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { appRegistry } from './app-registry.js'
-import { SetupError } from './errors.js'
+import { SetupError, type SetupErrorCode } from './errors.js'
 import type { MongoModelSchema } from './models.js'
 import type { ResolvedRouterOptions } from './options.js'
 import { checkModelOut } from './schema/check-model-out.js'
@@ -12,12 +12,21 @@ import { checkModelOut } from './schema/check-model-out.js'
  */
 export function registerRouterModels(fastify: FastifyInstance, options: ResolvedRouterOptions): void {
   const router = `CRUDRouter '${fastify.prefix === '' ? '/' : fastify.prefix}'`
-  if (options.modelOut !== undefined) {
-    const mismatch = checkModelOut(options.model, options.modelOut, new Set(options.populates.map((populate) => populate.field)))
+  const checks: Array<[SetupErrorCode, string, MongoModelSchema, MongoModelSchema | undefined, Set<string>]> = [
+    ['FMC_ERR_OPTIONS_INVALID', router, options.model, options.modelOut, new Set(options.populates.map((populate) => populate.field))],
+    ...options.lookups.map((l): [SetupErrorCode, string, MongoModelSchema, MongoModelSchema | undefined, Set<string>] => [
+      'FMC_ERR_LOOKUP_INVALID', `CRUDLookup '${l.prefix}' of ${router}`, l.model, l.modelOut, new Set(),
+    ]),
+    ...options.embeds.map((e): [SetupErrorCode, string, MongoModelSchema, MongoModelSchema | undefined, Set<string>] => [
+      'FMC_ERR_EMBED_INVALID', `CRUDEmbed '${e.embedName}' of ${router}`, e.model, e.modelOut, new Set(),
+    ]),
+  ]
+  for (const [code, where, model, modelOut, populated] of checks) {
+    const mismatch = modelOut === undefined ? undefined : checkModelOut(model, modelOut, populated)
     if (mismatch !== undefined) {
       throw new SetupError(
-        'FMC_ERR_OPTIONS_INVALID',
-        `${router}: modelOut ${options.modelOut.$id} does not fit the model ${options.model.$id}: ${mismatch}; a field the model does not store could never be served`
+        code,
+        `${where}: modelOut ${modelOut?.$id} does not fit the model ${model.$id}: ${mismatch}; a field the model does not store could never be served`
       )
     }
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { CRUDLookup, CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
 import { buildApp, type RouterOptions } from '../harness/app.ts'
 import { storeModes } from '../harness/stores.ts'
 
@@ -62,6 +62,23 @@ describe('CRUDRouter checks modelOut against model at registration', () => {
         }),
       ),
     )
+  })
+
+  it('checks the modelOut of lookups and embeds the same way', async () => {
+    const Child = MongoModel('SetupChild', { bookId: ObjectIdField(), text: Type.String() })
+    const ChildOut = MongoModelOut('SetupChildOut', { txt: Type.String() })
+    const lookup = await setupError({
+      ...router(MongoModelOut('SetupBookL', { title: Type.String() })),
+      lookups: [new CRUDLookup({ prefix: 'children', collectionName: 'children', model: Child, modelOut: ChildOut, localField: '_id', foreignField: 'bookId' })],
+    })
+    assert.equal(lookup.code, 'FMC_ERR_LOOKUP_INVALID')
+    assert.match(lookup.message, /CRUDLookup 'children'.*'txt' is not a field of the model/)
+    const embed = await setupError({
+      ...router(MongoModelOut('SetupBookE', { title: Type.String() })),
+      embeds: [new CRUDEmbed({ embedName: 'notes', model: Child, modelOut: ChildOut })],
+    })
+    assert.equal(embed.code, 'FMC_ERR_EMBED_INVALID')
+    assert.match(embed.message, /CRUDEmbed 'notes'.*'txt' is not a field of the model/)
   })
 
   it('accepts a populated field typed as the documents it is replaced by', async () => {
