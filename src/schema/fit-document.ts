@@ -56,9 +56,12 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
       ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true })
       addFormats.default(ajv)
       ajv.addFormat('objectid', OBJECT_ID)
-      for (const model of refs.values()) ajv.addSchema(withoutRequired(model) as object)
+      for (const [id, model] of refs) if (ajv.getSchema(id) === undefined) ajv.addSchema(withoutRequired(model) as object)
     }
-    return ajv.compile(withoutRequired(schema) as object)
+    // A branch that is itself a named model (nested in another) is already known by its id.
+    const id = schema['$id']
+    const known = typeof id === 'string' ? ajv.getSchema(id) : undefined
+    return known ?? ajv.compile(withoutRequired(schema) as object)
   }
 
   function compile(schema: JsonSchema): Fit {
