@@ -72,6 +72,8 @@ export function createFitCompiler(models: readonly TSchema[]): (schema: TSchema)
     const lazy: Fit = (value, issues) => fit(value, issues)
     compiled.set(schema, lazy)
     fit = build(schema)
+    // Later users call the fit directly; only recursive references go through `lazy`.
+    compiled.set(schema, fit)
     return fit
   }
 
