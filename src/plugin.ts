@@ -2,9 +2,10 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { handleError } from './error-handler.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
+import { registerRouterModels } from './register-router-models.js'
 import { buildEmbedRoutes, planEmbed } from './relations/embed-routes.js'
 import { buildLookupRoutes, planLookup } from './relations/lookup-routes.js'
-import { buildPopulator } from './relations/populate.js'
+import { buildPopulator, resolvePopulatesOnce } from './relations/populate.js'
 import { buildCreateRoute } from './routes/create.js'
 import { buildListRoute } from './routes/list.js'
 import { buildReadRoute } from './routes/read.js'
@@ -13,6 +14,8 @@ import { buildReplaceRoute } from './routes/replace.js'
 import { buildRouterContext } from './routes/router-context.js'
 import { buildUpdateRoute } from './routes/update.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
+import { createFitCompiler } from './schema/fit-document.js'
+import { createResponseFitter, type FitSource, fitEach, withFittedResponses } from './schema/fit-response.js'
 import { useJsonBodyParser } from './schema/json-body-parser.js'
 import { buildShape } from './schema/model-shape.js'
 import { partialModel, refTo as ref } from './schema/partial-model.js'
@@ -29,6 +32,7 @@ import type { WireDoc } from './store/store.js'
  */
 export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRouterOptions): Promise<void> {
   const options = resolveRouterOptions(rawOptions)
+  registerRouterModels(fastify, options)
   const { model } = options
   const baseOut = options.modelOut ?? model
   const patch = partialModel(model)
@@ -66,12 +70,23 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   ])
   for (const schema of schemas) addSchemaOnce(fastify, schema)
   fastify.setValidatorCompiler(createValidatorCompiler(schemas))
-  fastify.setSerializerCompiler(createSerializerCompiler(schemas))
+  const resolvePopulates = resolvePopulatesOnce(fastify, options.db, populator)
+  fastify.setSerializerCompiler(createSerializerCompiler(schemas, resolvePopulates))
+  fastify.addHook('onReady', async () => resolvePopulates())
   fastify.setErrorHandler(handleError)
   useJsonBodyParser(fastify)
   if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
 
-  const serializeItem: (doc: WireDoc) => string = compileModelSerializer(out, schemas)
+  // Stored documents are fitted to the output model before they are serialized (DESIGN §2b).
+  const compileFit = createFitCompiler(schemas)
+  const source: FitSource = { collection: options.collectionName }
+  let serializeOut: ((doc: unknown) => string) | undefined
+  const fitOut = createResponseFitter(compileFit, out, source)
+  const serializeItem = (doc: WireDoc): string => {
+    // Compiled on first use: the populated schema is complete once the app is ready.
+    serializeOut ??= compileModelSerializer(out, schemas)
+    return serializeOut(fitOut(doc, fastify.log))
+  }
   const populate = populator === undefined ? undefined : (docs: WireDoc[]) => populator.populate(docs)
   // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
   const listUrl = fastify.prefix === '' ? '/' : ''
@@ -84,9 +99,18 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
   if (!disabled.has('UpdateOne')) routes.push(buildUpdateRoute(context, itemUrl))
   if (!disabled.has('DeleteOne')) routes.push(buildRemoveRoute(context, itemUrl))
-  for (const plan of lookups) routes.push(...buildLookupRoutes(context, plan, itemUrl, schemas))
-  for (const plan of embeds) routes.push(...buildEmbedRoutes(context, plan, itemUrl))
-  for (const route of routes) fastify.route(route)
+  for (const route of routes) fastify.route(withFittedResponses(route, compileFit, source))
+  for (const plan of lookups) {
+    const children: FitSource = { collection: plan.lookup.collectionName }
+    const fitChild = createResponseFitter(compileFit, plan.child.out, children)
+    // Streamed child lists are serialized inside the lookup routes: their documents are fitted as they are read.
+    const store = { ...plan.store, list: (query: Parameters<typeof plan.store.list>[0]) => fitEach(plan.store.list(query), fitChild, fastify.log) }
+    for (const route of buildLookupRoutes(context, { ...plan, store }, itemUrl, schemas)) fastify.route(withFittedResponses(route, compileFit, children))
+  }
+  for (const plan of embeds) {
+    const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
+    for (const route of buildEmbedRoutes(context, plan, itemUrl)) fastify.route(withFittedResponses(route, compileFit, items))
+  }
 }
 
 function uniqueById(schemas: TSchema[]): TSchema[] {

@@ -1,4 +1,6 @@
+import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
+import { appRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
@@ -15,6 +17,12 @@ export interface Populator {
   readonly schemas: readonly TSchema[]
   /** One `$in` query per populated field for the whole page, never one per document. */
   populate(docs: WireDoc[]): Promise<WireDoc[]>
+  /**
+   * Chooses the output model of each populate declared without one: the `modelOut` of a router of
+   * the app serving the target collection. Called once every router has registered; returns, for each
+   * populate left with its full model, a warning naming the fields it exposes.
+   */
+  resolve(find: (collection: string) => { modelOut: MongoModelSchema, place: string } | undefined): string[]
 }
 
 interface PlannedPopulate {
@@ -30,6 +38,7 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
   const planned: PlannedPopulate[] = []
   const properties: Record<string, unknown> = { ...baseOut.properties }
   const schemas: TSchema[] = []
+  const unresolved: Array<{ populate: CRUDPopulate, many: boolean }> = []
   for (const populate of options.populates) {
     const many = checkField(populate, options, typed)
     const target = populate.modelOut ?? populate.model
@@ -37,12 +46,29 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
     // A field the output model hides stays hidden: it is neither populated nor shown.
     if (!(populate.field in baseOut.properties)) continue
     properties[populate.field] = many ? { type: 'array', items: { $ref: `${target.$id}#` } } : nullableCopy(target)
+    if (populate.modelOut === undefined) unresolved.push({ populate, many })
     planned.push({ field: populate.field, many, store: createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS }) })
   }
   const outSchema = { ...baseOut, $id: `${baseOut.$id}Populated`, properties } as MongoModelSchema
   return {
     outSchema,
     schemas,
+    resolve(find) {
+      const warnings: string[] = []
+      for (const { populate, many } of unresolved) {
+        const served = find(populate.collection)
+        if (served === undefined) {
+          const fields = Object.keys(populate.model.properties).join(', ')
+          warnings.push(
+            `CRUDPopulate of '${populate.field}' shows every field of ${populate.model.$id} (${fields}): no CRUDRouter of this app serves '${populate.collection}' with a modelOut. Give the populate a modelOut to choose what it shows`
+          )
+          continue
+        }
+        // Inline, so the serializer needs no schema registered by the other router.
+        properties[populate.field] = many ? { type: 'array', items: objectCopy(served.modelOut) } : nullableCopy(served.modelOut)
+      }
+      return warnings
+    },
     async populate(docs) {
       for (const { field, many, store } of planned) {
         const ids = docs.flatMap((doc) => idsIn(doc[field]))
@@ -63,6 +89,24 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
 }
 
 /**
+ * Populates declared without `modelOut` show what the router serving their collection shows. The
+ * returned function resolves them once, when every router of the app has registered (serializers
+ * compile when the app gets ready); the component Fastify keeps for OpenAPI is a copy made at
+ * registration, updated alongside.
+ */
+export function resolvePopulatesOnce(fastify: FastifyInstance, db: object, populator: Populator | undefined): () => void {
+  let done = populator === undefined
+  return () => {
+    if (done || populator === undefined) return
+    done = true
+    const registry = appRegistry(fastify)
+    for (const warning of populator.resolve((collection) => registry.modelOutFor(db, collection))) fastify.log.warn(warning)
+    const component = fastify.getSchema(populator.outSchema.$id) as { properties: object } | undefined
+    if (component !== undefined) component.properties = populator.outSchema.properties
+  }
+}
+
+/**
  * A single reference is the document or null. Serializers pick `anyOf` branches by validating the
  * value, and a stored document with extra fields matches no branch; a nullable object with the
  * target's properties is serialized field by field instead, so extra (hidden) fields are dropped.
@@ -74,6 +118,18 @@ function nullableCopy(target: MongoModelSchema): object {
     title: target.$id,
     description: `The referenced ${target.$id}, or null when it no longer exists`,
     properties: target.properties,
+    additionalProperties: false,
+  }
+}
+
+/** An item of a list of references: the target's fields, nothing else. */
+function objectCopy(target: MongoModelSchema): object {
+  const required = (target as { required?: string[] }).required
+  return {
+    type: 'object',
+    title: target.$id,
+    properties: target.properties,
+    ...(required === undefined ? {} : { required }),
     additionalProperties: false,
   }
 }

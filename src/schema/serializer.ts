@@ -1,6 +1,7 @@
 import fastJson from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
+import { withoutRequired } from './without-required.js'
 
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/
 
@@ -8,22 +9,32 @@ const OBJECT_ID = /^[0-9a-fA-F]{24}$/
  * Response serializers built from the route schemas with the router's models as external schemas.
  * Only fields the output model declares are written, which is what keeps hidden fields (a password)
  * out of every response. The `objectid` format is declared so the serializer's own Ajv knows it.
+ * `required` is left out of what the serializer sees: documents are fitted to the output model first
+ * (fit-document.ts), and a required field a stored document lacks is left out instead of failing.
  */
-export function createSerializerCompiler(models: readonly TSchema[]): FastifySerializerCompiler<TSchema> {
-  const external = externalSchemas(models)
-  return ({ schema }) => fastJson(schema as fastJson.Schema, { schema: external, ajv: { formats: { objectid: OBJECT_ID } } })
+export function createSerializerCompiler(models: readonly TSchema[], prepare: () => void = () => {}): FastifySerializerCompiler<TSchema> {
+  let external: Record<string, fastJson.Schema> | undefined
+  return ({ schema }) => {
+    // Serializers compile when the app gets ready, once every router registered: `prepare` may still
+    // complete the models then (a populate taking its output model from another router).
+    if (external === undefined) {
+      prepare()
+      external = externalSchemas(models)
+    }
+    return fastJson(withoutRequired(schema) as fastJson.Schema, { schema: external, ajv: { formats: { objectid: OBJECT_ID } } })
+  }
 }
 
 /** One serializer for a model itself (used to stream list items one by one). */
 export function compileModelSerializer(model: TSchema, models: readonly TSchema[]): (value: unknown) => string {
-  return fastJson(model as fastJson.Schema, { schema: externalSchemas(models), ajv: { formats: { objectid: OBJECT_ID } } })
+  return fastJson(withoutRequired(model) as fastJson.Schema, { schema: externalSchemas(models), ajv: { formats: { objectid: OBJECT_ID } } })
 }
 
 function externalSchemas(models: readonly TSchema[]): Record<string, fastJson.Schema> {
   const external: Record<string, fastJson.Schema> = {}
   for (const model of models) {
     const id = (model as { $id?: string }).$id
-    if (id !== undefined) external[id] = model as fastJson.Schema
+    if (id !== undefined) external[id] = withoutRequired(model) as fastJson.Schema
   }
   return external
 }

@@ -40,16 +40,45 @@ export function toWire(doc: Document): WireDoc {
 function wireValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
   if (value instanceof ObjectId) return value.toHexString()
-  if (value instanceof Date) return value.toISOString()
+  // An invalid Date (stored by another tool) has no ISO form: it is served as null, which the output fit reports.
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
   if (Array.isArray(value)) return value.map(wireValue)
-  // Other BSON types (Long, Decimal128, Binary...) from a real server render through their own JSON form.
-  if ('_bsontype' in value) return bsonToJson(value)
+  if ('_bsontype' in value) return bsonValue(value as { _bsontype: string })
   const out: WireDoc = {}
   for (const [key, sub] of Object.entries(value)) out[key === '_id' ? 'id' : key] = wireValue(sub)
   return out
 }
 
-function bsonToJson(value: object): unknown {
-  const json = (value as { toJSON?: () => unknown }).toJSON?.()
-  return json === undefined ? String(value) : json
+/**
+ * Other BSON types (from another tool, or a real server with promotion off) become JSON-native values, so
+ * what the serializer writes is true: numbers that fit a JavaScript number exactly become numbers, others
+ * their decimal text; the rest renders through its own JSON form. The output fit then checks them
+ * against the declared types.
+ */
+function bsonValue(value: { _bsontype: string }): unknown {
+  switch (value._bsontype) {
+    case 'Int32':
+    case 'Double':
+      return (value as unknown as { valueOf(): number }).valueOf()
+    case 'Long': {
+      const text = String(value)
+      const number = Number(text)
+      return Number.isSafeInteger(number) ? number : text
+    }
+    case 'Decimal128': {
+      const text = String(value)
+      const number = Number(text)
+      return Number.isFinite(number) && sameDecimal(text, String(number)) ? number : text
+    }
+    default: {
+      const json = (value as { toJSON?: () => unknown }).toJSON?.()
+      return json === undefined ? String(value) : json
+    }
+  }
+}
+
+/** Whether two decimal texts denote the same number (`1.50` and `1.5`; exponent forms compare as text). */
+function sameDecimal(a: string, b: string): boolean {
+  const trim = (text: string) => (/^-?\d+\.\d+$/.test(text) ? text.replace(/0+$/, '').replace(/\.$/, '') : text)
+  return trim(a) === trim(b)
 }

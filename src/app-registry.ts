@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify'
+import type { TSchema } from 'typebox'
+import { SetupError } from './errors.js'
+import type { MongoModelSchema } from './models.js'
+
+/**
+ * What every CRUDRouter of one app knows about the others. Routers are encapsulated plugins, so the
+ * registry is keyed on what all their contexts share: the app's HTTP server.
+ */
+export interface AppRegistry {
+  /** Checks and records a model name; two different models with one name are a setup error. */
+  addModel(schema: TSchema, place: string): void
+  /** Records a router serving `collectionName` of `db`, with its output model if any. */
+  addRouter(db: object, collectionName: string, modelOut: MongoModelSchema | undefined, place: string): void
+  /** The output model of the first router of the app serving `collectionName` of `db` with one. */
+  modelOutFor(db: object, collectionName: string): { modelOut: MongoModelSchema, place: string } | undefined
+}
+
+const registries = new WeakMap<object, AppRegistry>()
+
+export function appRegistry(fastify: FastifyInstance): AppRegistry {
+  const key = fastify.server
+  let registry = registries.get(key)
+  if (registry === undefined) {
+    registry = createRegistry()
+    registries.set(key, registry)
+  }
+  return registry
+}
+
+function createRegistry(): AppRegistry {
+  const models = new Map<string, { schema: TSchema, place: string }>()
+  const routers: Array<{ db: object, collectionName: string, modelOut: MongoModelSchema, place: string }> = []
+  return {
+    addModel(schema, place) {
+      const name = (schema as { $id?: string }).$id
+      if (name === undefined) return
+      const known = models.get(name)
+      if (known === undefined) {
+        models.set(name, { schema, place })
+        return
+      }
+      // The same model object in two routers (two API versions sharing `User`) is one model.
+      if (known.schema === schema) return
+      throw new SetupError(
+        'FMC_ERR_MODEL_INVALID',
+        `Two different models are named '${name}' in one app: ${known.place} and ${place}. Model names are OpenAPI component names and schema ids: give each model its own name, or share one model object`
+      )
+    },
+    addRouter(db, collectionName, modelOut, place) {
+      if (modelOut !== undefined) routers.push({ db, collectionName, modelOut, place })
+    },
+    modelOutFor(db, collectionName) {
+      return routers.find((router) => router.db === db && router.collectionName === collectionName)
+    },
+  }
+}
