@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { HTTPException, type ValidationIssue } from './errors.js'
+import { HTTPException, StoreError, type ValidationIssue } from './errors.js'
 import { queryIssueMessage } from './query/list-query.js'
 import { toValidationIssues } from './schema/validation-issues.js'
 
@@ -9,6 +9,8 @@ type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
   validationContext?: string
   detail?: unknown
 }
+
+const QUERY_TIMED_OUT = 'The query exceeded its time limit (maxTimeMS)'
 
 /**
  * Every error leaves as `{ "detail": ... }`: documented failures with their status, bad input as 4xx
@@ -22,6 +24,8 @@ export function handleError(error: HandledError, request: FastifyRequest, reply:
 
 function describeError(error: HandledError): { status: number, detail: string | ValidationIssue[] } {
   if (error instanceof HTTPException) return { status: error.statusCode, detail: error.detail }
+  // Past `maxTimeMS` the database gave up, not the client: retrying later may succeed.
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_TIMEOUT') return { status: 503, detail: QUERY_TIMED_OUT }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {
