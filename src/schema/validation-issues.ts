@@ -41,6 +41,10 @@ function describe(group: ErrorObject[]): { msg: string, type: string } {
       return { msg: 'Field required', type: 'missing' }
     case 'forbiddenKey':
       return { msg: `Input ${first.message ?? 'has a forbidden key'}`, type: 'forbidden_key' }
+    case 'finiteNumber':
+      return { msg: 'Input should be a finite number', type: 'finite_number' }
+    case 'wellFormedString':
+      return { msg: 'Input should be a well-formed Unicode string (it has a lone surrogate)', type: 'string_unicode' }
     case 'additionalProperties':
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }
     case 'type':
