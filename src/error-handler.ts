@@ -7,6 +7,8 @@ import { toValidationIssues } from './schema/validation-issues.js'
 type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
   validation?: ErrorObject[]
   validationContext?: string
+  /** Failing locations of the body left out of `validation` (validator.ts). */
+  validationMore?: number
   detail?: unknown
 }
 
@@ -33,7 +35,7 @@ function describeError(error: HandledError): { status: number, detail: string | 
       const parameter = String(first?.instancePath.split('/')[1] ?? 'query')
       return { status: 422, detail: queryIssueMessage(parameter, first?.keyword) }
     }
-    return { status: 422, detail: toValidationIssues(part, error.validation) }
+    return { status: 422, detail: toValidationIssues(part, error.validation, error.validationMore) }
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
