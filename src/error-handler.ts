@@ -44,6 +44,11 @@ function describeError(error: HandledError): { status: number, detail: string | 
       return { status: 400, detail: error.message }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 422, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }
+    // Raised by the router before any route runs; createApp hands them here through `frameworkErrors`.
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, detail: 'Invalid URL: malformed percent-encoding' }
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, detail: 'A path parameter is longer than the limit (maxParamLength)' }
   }
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500
   if (status >= 400 && status < 500) {
