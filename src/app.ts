@@ -7,7 +7,10 @@ export interface CreateAppOptions {
   title?: string
   version?: string
   description?: string
-  /** Passed to Fastify (logger, bodyLimit, trustProxy...). */
+  /**
+   * Passed to Fastify (logger, bodyLimit, trustProxy...). Without `logger` or `loggerInstance`, the app
+   * logs at level "warn" to stdout: every 5xx with its stack, and the library's warnings.
+   */
   fastify?: FastifyServerOptions
 }
 
@@ -18,8 +21,10 @@ export interface CreateAppOptions {
  * (`clientErrorHandler`: oversized headers, unparsable requests) refuse before any route runs.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
+  const logging = options.fastify?.logger === undefined && options.fastify?.loggerInstance === undefined
   const app = Fastify({
-    logger: false,
+    // A failure nobody sees cannot be fixed: 5xx answers are logged unless the caller says otherwise.
+    ...(logging ? { logger: { level: 'warn' } } : {}),
     // Both poisoning shapes are refused while parsing, before any code sees the object.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',

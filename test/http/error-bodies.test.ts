@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import Fastify from 'fastify'
+import { CRUDRouter, openEmbedded } from '../../src/index.ts'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { User } from '../harness/models.ts'
 import { storeModes } from '../harness/stores.ts'
@@ -67,5 +69,24 @@ describe('error bodies of the framework and the HTTP parser', () => {
 
   it('a request the HTTP parser cannot read: 400 with a detail', async () => {
     expectRawDetail(await raw('NOT HTTP AT ALL\r\n\r\n'), 400, 'Bad request: the HTTP request could not be parsed')
+  })
+})
+
+describe('on a plain Fastify instance (no createApp)', () => {
+  it('the router\'s own errors are { detail }, the framework\'s keep Fastify\'s shape', async () => {
+    const db = await openEmbedded()
+    const app = Fastify()
+    try {
+      await app.register(CRUDRouter, { db, model: User, collectionName: 'users', prefix: '/users' })
+      const invalid = await app.inject({ method: 'POST', url: '/users', payload: { name: 1 } })
+      assert.equal(invalid.statusCode, 422)
+      assert.ok(Array.isArray(invalid.json().detail), invalid.body)
+      const badUrl = await app.inject({ method: 'GET', url: '/users/%E0%A4%A' })
+      assert.equal(badUrl.statusCode, 400)
+      assert.deepEqual(Object.keys(badUrl.json()).sort(), ['code', 'error', 'message', 'statusCode'])
+    } finally {
+      await app.close()
+      await db.close()
+    }
   })
 })
