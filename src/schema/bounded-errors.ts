@@ -32,9 +32,14 @@ export class BoundedErrorCollector {
     this.#all = all
   }
 
+  /** Nothing found (or a part Ajv cannot compile alone) leaves the caller with its first-error answer. */
   collect(schema: object, data: unknown): BoundedErrors {
     const sink = new Sink()
-    this.#walk(schema as SchemaNode, data, '', sink)
+    try {
+      this.#walk(schema as SchemaNode, data, '', sink)
+    } catch {
+      return { errors: [], more: 0 }
+    }
     return { errors: sink.errors, more: sink.more }
   }
 
