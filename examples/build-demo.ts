@@ -1,13 +1,15 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, FastifyServerOptions } from 'fastify'
 import { CRUDEmbed, CRUDLookup, CRUDPopulate, CRUDRouter, createApp, type DriverDb, HTTPException } from 'fastify-mongo-crud'
 import { Address, Artist, ArtistOut, Message, Note, Track, User, UserOut, UserOutV1 } from './models.js'
 
 /**
  * The demo API. Authentication is deliberately simple (headers set by a gateway in front of it):
- * `x-role: admin` marks administrators, `x-user: <user id>` names the caller.
+ * `x-role: admin` marks administrators, `x-user: <user id>` names the caller. `fastify` goes to
+ * createApp (the server passes its logger).
  */
-export async function buildDemo(db: DriverDb) {
+export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}) {
   const app = await createApp({
+    fastify,
     title: 'fastify-mongo-crud demo',
     version: '1.0.0',
     description:

@@ -21,7 +21,8 @@ if (uri !== undefined && uri !== '') {
   close = () => embedded.close()
 }
 
-const app = await buildDemo(db)
+// Every request is logged (level "info": incoming request, request completed with its status and time).
+const app = await buildDemo(db, { logger: { level: 'info' } })
 const port = Number(process.env['PORT'] ?? 8000)
 const host = process.env['HOST'] ?? '127.0.0.1'
 await app.listen({ port, host })

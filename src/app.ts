@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { clientErrorHandler } from './client-error-handler.js'
 import { registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
 
@@ -6,17 +7,31 @@ export interface CreateAppOptions {
   title?: string
   version?: string
   description?: string
-  /** Passed to Fastify (logger, bodyLimit, trustProxy...). */
+  /**
+   * Passed to Fastify (logger, bodyLimit, trustProxy...). Without `logger` or `loggerInstance`, the app
+   * logs at level "warn" to stdout: every 5xx with its stack, and the library's warnings.
+   */
   fastify?: FastifyServerOptions
 }
 
 /**
  * A Fastify instance with the API documentation (`/docs`, `/redoc`, `/openapi.json`) and the
- * library's error format (`{ "detail": ... }`) for everything, unknown routes included.
+ * library's error format (`{ "detail": ... }`) for everything: unknown routes, and what the router
+ * (`frameworkErrors`: bad URL encoding, over-long path parameter) and Node's HTTP parser
+ * (`clientErrorHandler`: oversized headers, unparsable requests) refuse before any route runs.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
-  // Both poisoning shapes are refused while parsing, before any code sees the object.
-  const app = Fastify({ logger: false, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', ...options.fastify })
+  const logging = options.fastify?.logger === undefined && options.fastify?.loggerInstance === undefined
+  const app = Fastify({
+    // A failure nobody sees cannot be fixed: 5xx answers are logged unless the caller says otherwise.
+    ...(logging ? { logger: { level: 'warn' } } : {}),
+    // Both poisoning shapes are refused while parsing, before any code sees the object.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    frameworkErrors: (error, request, reply) => handleError(error as Parameters<typeof handleError>[0], request, reply),
+    clientErrorHandler,
+    ...options.fastify,
+  })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ detail: `Route ${request.method} ${request.url.split('?')[0]} not found` })

@@ -1,14 +1,18 @@
 import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { HTTPException, type ValidationIssue } from './errors.js'
+import { HTTPException, StoreError, type ValidationIssue } from './errors.js'
 import { queryIssueMessage } from './query/list-query.js'
 import { toValidationIssues } from './schema/validation-issues.js'
 
 type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
   validation?: ErrorObject[]
   validationContext?: string
+  /** Failing locations of the body left out of `validation` (validator.ts). */
+  validationMore?: number
   detail?: unknown
 }
+
+const QUERY_TIMED_OUT = 'The query exceeded its time limit (maxTimeMS)'
 
 /**
  * Every error leaves as `{ "detail": ... }`: documented failures with their status, bad input as 4xx
@@ -22,6 +26,8 @@ export function handleError(error: HandledError, request: FastifyRequest, reply:
 
 function describeError(error: HandledError): { status: number, detail: string | ValidationIssue[] } {
   if (error instanceof HTTPException) return { status: error.statusCode, detail: error.detail }
+  // Past `maxTimeMS` the database gave up, not the client: retrying later may succeed.
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_TIMEOUT') return { status: 503, detail: QUERY_TIMED_OUT }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {
@@ -29,7 +35,7 @@ function describeError(error: HandledError): { status: number, detail: string | 
       const parameter = String(first?.instancePath.split('/')[1] ?? 'query')
       return { status: 422, detail: queryIssueMessage(parameter, first?.keyword) }
     }
-    return { status: 422, detail: toValidationIssues(part, error.validation) }
+    return { status: 422, detail: toValidationIssues(part, error.validation, error.validationMore) }
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -38,6 +44,11 @@ function describeError(error: HandledError): { status: number, detail: string | 
       return { status: 400, detail: error.message }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 422, detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }
+    // Raised by the router before any route runs; createApp hands them here through `frameworkErrors`.
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, detail: 'Invalid URL: malformed percent-encoding' }
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, detail: 'A path parameter is longer than the limit (maxParamLength)' }
   }
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500
   if (status >= 400 && status < 500) {

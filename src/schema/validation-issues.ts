@@ -1,22 +1,31 @@
 import type { ErrorObject } from 'ajv'
 import type { ValidationIssue } from '../errors.js'
+import { MAX_ISSUES } from './bounded-errors.js'
 
 /**
  * Turns Ajv errors into FastAPI's `detail` items (`{ loc, msg, type }`), so clients written against
  * the Python original keep working. One item per offending location: a nullable field that fails
  * yields one "should be integer or null" item, not three Ajv errors.
+ *
+ * At most MAX_ISSUES items; past them, one last item `{ loc: [part], msg: "and N more errors",
+ * type: "too_many_errors" }` counts the locations left out (`more` of them were never described).
  */
-export function toValidationIssues(part: string, errors: readonly ErrorObject[]): ValidationIssue[] {
+export function toValidationIssues(part: string, errors: readonly ErrorObject[], more = 0): ValidationIssue[] {
   const byPath = new Map<string, ErrorObject[]>()
   for (const error of errors) {
     const key = locationOf(error).join('\u0000')
-    byPath.set(key, [...(byPath.get(key) ?? []), error])
+    const group = byPath.get(key)
+    if (group === undefined) byPath.set(key, [error])
+    else group.push(error)
   }
   const issues: ValidationIssue[] = []
   for (const group of byPath.values()) {
+    if (issues.length === MAX_ISSUES) break
     const first = group[0]!
     issues.push({ loc: [part, ...locationOf(first)], ...describe(group) })
   }
+  const left = byPath.size - issues.length + more
+  if (left > 0) issues.push({ loc: [part], msg: `and ${left} more error${left === 1 ? '' : 's'}`, type: 'too_many_errors' })
   return issues
 }
 
@@ -41,6 +50,10 @@ function describe(group: ErrorObject[]): { msg: string, type: string } {
       return { msg: 'Field required', type: 'missing' }
     case 'forbiddenKey':
       return { msg: `Input ${first.message ?? 'has a forbidden key'}`, type: 'forbidden_key' }
+    case 'finiteNumber':
+      return { msg: 'Input should be a finite number', type: 'finite_number' }
+    case 'wellFormedString':
+      return { msg: 'Input should be a well-formed Unicode string (it has a lone surrogate)', type: 'string_unicode' }
     case 'additionalProperties':
       return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }
     case 'type':

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
+import { BoundedErrorCollector } from './bounded-errors.js'
 import { findForbiddenKey } from './forbidden-keys.js'
 
 /**
@@ -9,10 +10,14 @@ import { findForbiddenKey } from './forbidden-keys.js'
  * bodies are checked strictly (no type coercion, unknown keys rejected, never silently dropped, which is
  * what Fastify's default `removeAdditional` would do); query strings and path parameters are coerced from
  * text, as they must be.
+ *
+ * A body is checked by a validator that stops at its first error, so a valid body costs one pass; only an
+ * invalid one is described, up to a bounded number of issues (bounded-errors.ts).
  */
 export function createValidatorCompiler(models: readonly TSchema[]): FastifySchemaCompiler<TSchema> {
-  const body = buildAjv(models, false)
-  const text = buildAjv(models, true)
+  const body = buildAjv(models, { coerce: false, allErrors: false })
+  const text = buildAjv(models, { coerce: true, allErrors: false })
+  const describe = new BoundedErrorCollector(body, buildAjv(models, { coerce: false, allErrors: true }))
   const caches = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() }
   return ({ schema, httpPart }) => {
     const [ajv, cache] = httpPart === 'body' ? [body, caches.body] : [text, caches.text]
@@ -26,14 +31,16 @@ export function createValidatorCompiler(models: readonly TSchema[]): FastifySche
     return (data: unknown) => {
       const forbidden = findForbiddenKey(data)
       if (forbidden !== undefined) return { error: validationError([forbidden]) }
-      return check(data) ? { value: data } : { error: validationError(check.errors ?? []) }
+      if (check(data)) return { value: data }
+      const { errors, more } = describe.collect(schema, data)
+      return { error: validationError(errors.length > 0 ? errors : (check.errors ?? []), more) }
     }
   }
 }
 
-function buildAjv(models: readonly TSchema[], coerce: boolean): Ajv {
+function buildAjv(models: readonly TSchema[], { coerce, allErrors }: { coerce: boolean, allErrors: boolean }): Ajv {
   const ajv = new Ajv({
-    allErrors: !coerce,
+    allErrors,
     coerceTypes: coerce,
     removeAdditional: false,
     useDefaults: true,
@@ -48,7 +55,10 @@ function buildAjv(models: readonly TSchema[], coerce: boolean): Ajv {
   return ajv
 }
 
-/** Fastify passes `validation` on to the error handler, which shapes the 422 body. */
-function validationError(errors: ErrorObject[]): Error & { validation: ErrorObject[] } {
-  return Object.assign(new Error('Validation failed'), { validation: errors })
+/**
+ * Fastify passes `validation` on to the error handler, which shapes the 422 body; `validationMore` counts
+ * the failing locations left out of `validation`.
+ */
+function validationError(errors: ErrorObject[], more = 0): Error & { validation: ErrorObject[], validationMore: number } {
+  return Object.assign(new Error('Validation failed'), { validation: errors, validationMore: more })
 }

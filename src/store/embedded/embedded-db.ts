@@ -2,6 +2,7 @@ import type { Document, DriverDb } from '../driver-db.js'
 import { decodeDocument } from './bson-codec.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, invalidArgumentError } from './errors.js'
+import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
 import type { Storage } from './persist/storage.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
@@ -109,6 +110,15 @@ export class EmbeddedDb implements DriverDb {
     } finally {
       for (const release of releases) release()
     }
+  }
+
+  /**
+   * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
+   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
+   * Process-wide, like a mongod's: it applies to every engine of the process.
+   */
+  configureFailPoint(name: FailPointName, mode: FailPointMode): void {
+    configureFailPoint(name, mode)
   }
 
   /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */

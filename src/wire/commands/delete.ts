@@ -1,17 +1,19 @@
 import { failedToParse } from '../wire-error.js'
-import { type CommandHandler, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
+import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /** delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). */
 const remove: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'delete', context)
+  const maxTimeMS = optionalCount(command, 'maxTimeMS')
+  const options = maxTimeMS ? { maxTimeMS } : {}
   let n = 0
   const writeErrors = await runStatements(requiredArray(command, 'deletes'), command['ordered'] !== false, async (statement) => {
     refuseOptions(statement, ['collation'])
     const limit = Number(statement['limit'])
     if (limit !== 0 && limit !== 1) throw failedToParse(`The limit field in delete objects must be 0 or 1. Got ${String(statement['limit'])}`)
     const filter = optionalDocument(statement, 'q') ?? {}
-    const { deletedCount } = limit === 1 ? await collection.deleteOne(filter) : await collection.deleteMany(filter)
+    const { deletedCount } = limit === 1 ? await collection.deleteOne(filter, options) : await collection.deleteMany(filter, options)
     n += deletedCount
   })
   return writeReply({ n }, writeErrors)

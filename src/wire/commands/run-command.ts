@@ -6,6 +6,7 @@ import { commandNotFound, illegalOperation, invalidNamespace, toErrorReply, Wire
 import { AGGREGATE_COMMANDS } from './aggregate.js'
 import { COLLECTION_COMMANDS } from './collections.js'
 import type { CommandHandler } from './command-context.js'
+import { FAIL_POINT_COMMANDS } from './configure-fail-point.js'
 import { DELETE_COMMANDS } from './delete.js'
 import { DISTINCT_COMMANDS } from './distinct.js'
 import { FIND_COMMANDS } from './find.js'
@@ -26,6 +27,7 @@ const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
   ...AGGREGATE_COMMANDS,
   ...INDEX_COMMANDS,
   ...COLLECTION_COMMANDS,
+  ...FAIL_POINT_COMMANDS,
 }))
 
 /** Since MongoDB 5.1 OP_QUERY carries only the handshake; so it is here. */

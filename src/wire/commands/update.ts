@@ -1,7 +1,7 @@
 import type { Document } from '../../store/driver-db.js'
 import type { EmbeddedCollection } from '../../store/embedded/open-embedded.js'
 import { badValue, failedToParse } from '../wire-error.js'
-import { type CommandHandler, optionalArray, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
+import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /**
@@ -13,8 +13,9 @@ const update: CommandHandler = async (command, context) => {
   let n = 0
   let nModified = 0
   const upserted: Document[] = []
+  const maxTimeMS = optionalCount(command, 'maxTimeMS')
   const writeErrors = await runStatements(requiredArray(command, 'updates'), command['ordered'] !== false, async (statement, index) => {
-    const result = await runUpdate(collection, statement)
+    const result = await runUpdate(collection, statement, maxTimeMS)
     n += result.matchedCount
     nModified += result.modifiedCount
     if (result.upsertedId !== undefined) {
@@ -25,13 +26,13 @@ const update: CommandHandler = async (command, context) => {
   return writeReply(upserted.length > 0 ? { n, nModified, upserted } : { n, nModified }, writeErrors)
 }
 
-function runUpdate(collection: EmbeddedCollection, statement: Document) {
+function runUpdate(collection: EmbeddedCollection, statement: Document, maxTimeMS: number | undefined) {
   refuseOptions(statement, ['collation', 'c', 'sort'])
   const filter = optionalDocument(statement, 'q') ?? {}
   const change = statement['u']
   if (Array.isArray(change)) throw badValue('pipeline-style updates are not supported by the embedded engine')
   if (typeof change !== 'object' || change === null) throw failedToParse("'u' must be an update document or a replacement")
-  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters') }
+  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), ...(maxTimeMS ? { maxTimeMS } : {}) }
   const operators = Object.keys(change).some((key) => key.startsWith('$'))
   if (!operators) {
     if (statement['multi'] === true) throw failedToParse('multi update is not supported for replacement-style update')
