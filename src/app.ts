@@ -2,6 +2,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
 
+/**
+ * Fastify waits forever by default. A connection with no traffic either way for a minute (a client
+ * that stopped reading a response, or went silent) is closed, and a request must arrive whole
+ * within 30 seconds; both can be changed through `fastify`.
+ */
+export const SLOW_CLIENT_TIMEOUTS = { connectionTimeout: 60_000, requestTimeout: 30_000 } as const
+
 export interface CreateAppOptions {
   title?: string
   version?: string
@@ -16,7 +23,7 @@ export interface CreateAppOptions {
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
   // Both poisoning shapes are refused while parsing, before any code sees the object.
-  const app = Fastify({ logger: false, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', ...options.fastify })
+  const app = Fastify({ logger: false, onProtoPoisoning: 'error', onConstructorPoisoning: 'error', ...SLOW_CLIENT_TIMEOUTS, ...options.fastify })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ detail: `Route ${request.method} ${request.url.split('?')[0]} not found` })
