@@ -104,8 +104,13 @@ export async function streamList(
     return reply.code(503).header('retry-after', String(STREAM_RETRY_AFTER_S)).send({ detail })
   }
   const release = place
-  reply.raw.once('close', release)
   const iterator = docs[Symbol.asyncIterator]()
+  let started = false
+  reply.raw.once('close', () => {
+    release()
+    // A stream destroyed before its first pull never runs the generator's finally: close the cursor here.
+    if (!started) void iterator.return?.()
+  })
   let head: IteratorResult<WireDoc>
   try {
     head = await iterator.next()
@@ -115,6 +120,7 @@ export async function streamList(
   }
   const idle = new IdleTimer(list.streams.idleTimeoutMs, () => reply.raw.destroy())
   async function* chunks(): AsyncGenerator<string> {
+    started = true
     let text = '['
     let first = true
     const batch: WireDoc[] = []
