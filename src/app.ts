@@ -3,6 +3,13 @@ import { clientErrorHandler } from './client-error-handler.js'
 import { registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
 
+/**
+ * Fastify waits forever by default. A connection with no traffic either way for a minute (a client
+ * that stopped reading a response, or went silent) is closed, and a request must arrive whole
+ * within 30 seconds; both can be changed through `fastify`.
+ */
+export const SLOW_CLIENT_TIMEOUTS = { connectionTimeout: 60_000, requestTimeout: 30_000 } as const
+
 export interface CreateAppOptions {
   title?: string
   version?: string
@@ -30,6 +37,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Fastify
     onConstructorPoisoning: 'error',
     frameworkErrors: (error, request, reply) => handleError(error as Parameters<typeof handleError>[0], request, reply),
     clientErrorHandler,
+    ...SLOW_CLIENT_TIMEOUTS,
     ...options.fastify,
   })
   app.setErrorHandler(handleError)

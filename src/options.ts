@@ -53,6 +53,10 @@ export interface CRUDRouterOptions extends DependencyOptions {
   /** Server-side time limit of every database query, in milliseconds. */
   maxTimeMS?: number
   filterLimits?: Partial<FilterLimits>
+  /** Streamed lists (no `limit`, or above 1000) served at once by this router; past it, 503. Default 64. */
+  maxStreams?: number
+  /** Milliseconds a streamed list waits for its client to read before disconnecting it. Default 30 000. */
+  streamIdleTimeout?: number
 }
 
 export interface ResolvedRouterOptions {
@@ -77,6 +81,8 @@ export interface ResolvedRouterOptions {
   readonly maxSkip: number | undefined
   readonly maxTimeMS: number | undefined
   readonly filterLimits: Readonly<FilterLimits>
+  readonly maxStreams: number | undefined
+  readonly streamIdleTimeout: number | undefined
 }
 
 export { ROUTE_NAMES }
@@ -164,6 +170,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     maxSkip: positiveInteger(raw, 'maxSkip', 0),
     maxTimeMS: positiveInteger(raw, 'maxTimeMS', 1),
     filterLimits: resolveFilterLimits(raw['filterLimits']),
+    maxStreams: positiveInteger(raw, 'maxStreams', 1),
+    streamIdleTimeout: positiveInteger(raw, 'streamIdleTimeout', 1),
   })
 }
 

@@ -91,7 +91,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
         const scoped = { ...query, filter: allOf(children, query.filter) }
         if (scoped.limit !== undefined && scoped.limit <= STREAM_ABOVE) return store.find(scoped)
-        return streamList(reply, store.list(scoped), { serializeItem })
+        return streamList(request, reply, store.list(scoped), { serializeItem, streams: context.streams, collection: lookup.collectionName })
       },
     },
     CreateOne: {

@@ -7,6 +7,7 @@ import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import type { ListSpec } from './list.js'
+import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
 
 /** What every route of one router shares, computed once at registration. */
 export interface RouterContext {
@@ -18,6 +19,8 @@ export interface RouterContext {
   readonly sortable: ShapeNode
   readonly filterContext: FilterContext
   readonly listSpec: ListSpec
+  /** The router's streamed lists in flight (its own and its lookups'), capped by `maxStreams`. */
+  readonly streams: StreamGate
   /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
   readonly itemParam: string
   /** `$ref`s of the component schemas; `read` is the output of every route that answers a document. */
@@ -99,6 +102,7 @@ export function buildRouterContext(
     sortable: shapes.sortable,
     filterContext,
     listSpec: { sortable: shapes.sortable, filterContext, page: options },
+    streams: new StreamGate(options.maxStreams ?? DEFAULT_MAX_STREAMS, options.streamIdleTimeout ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS),
     itemParam,
     refs,
     present,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { BSON, Long } from 'mongodb'
 import type { Document } from '../store/driver-db.js'
-import { cursorNotFound } from './wire-error.js'
+import { cursorNotFound, operationFailed } from './wire-error.js'
 
 /** The server's default first batch, in documents. */
 export const DEFAULT_FIRST_BATCH = 101
@@ -9,6 +9,15 @@ export const DEFAULT_FIRST_BATCH = 101
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024
 /** An idle cursor is closed after this long, like the server's cursorTimeoutMillis. */
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000
+/** Open cursors the whole server keeps, unless `maxCursors` says otherwise. */
+export const DEFAULT_MAX_CURSORS = 10_000
+/** Open cursors one connection may keep, unless `maxCursorsPerConnection` says otherwise. */
+export const DEFAULT_MAX_CURSORS_PER_CONNECTION = 1_000
+
+export interface CursorLimits {
+  maxCursors: number
+  maxCursorsPerConnection: number
+}
 
 interface OpenCursor {
   ns: string
@@ -29,12 +38,20 @@ export interface Batch {
  * Server-side cursors, keyed by random non-zero 64-bit ids. The driver may send a `getMore` on
  * any pooled connection, so cursors are shared by the server's connections; each belongs to the
  * connection that opened it and is closed when that connection ends, or after 10 idle minutes.
+ *
+ * An idle cursor holds no read transaction (engine scans read in short batches), only its
+ * position and at most one storage batch; still, their number is capped, per connection and in
+ * all, so a client cannot open them without bound: past a cap, a find that would leave a cursor
+ * open fails with OperationFailed (96) and the cursor is closed.
  */
 export class CursorRegistry {
   readonly #open = new Map<string, OpenCursor>()
+  readonly #perOwner = new Map<number, number>()
+  readonly #limits: CursorLimits
   readonly #reaper: NodeJS.Timeout
 
-  constructor() {
+  constructor(limits: CursorLimits = { maxCursors: DEFAULT_MAX_CURSORS, maxCursorsPerConnection: DEFAULT_MAX_CURSORS_PER_CONNECTION }) {
+    this.#limits = limits
     this.#reaper = setInterval(() => this.#closeIdle(), 60_000)
     this.#reaper.unref()
   }
@@ -51,8 +68,16 @@ export class CursorRegistry {
       if (!batch.done) await iterator.return?.()
       return { docs: batch.docs, id: Long.ZERO }
     }
+    const owned = this.#perOwner.get(owner) ?? 0
+    if (this.#open.size >= this.#limits.maxCursors || owned >= this.#limits.maxCursorsPerConnection) {
+      await iterator.return?.()
+      const which = owned >= this.#limits.maxCursorsPerConnection
+        ? `this connection already has ${owned} open cursors (at most ${this.#limits.maxCursorsPerConnection})`
+        : `the server already has ${this.#open.size} open cursors (at most ${this.#limits.maxCursors})`
+      throw operationFailed(`Cannot open another cursor: ${which}; exhaust or kill some first`)
+    }
     const id = newCursorId()
-    this.#open.set(id.toString(), cursor)
+    this.#add(id.toString(), cursor)
     return { docs: batch.docs, id }
   }
 
@@ -61,12 +86,12 @@ export class CursorRegistry {
     const cursor = this.#open.get(key)
     if (!cursor || cursor.ns !== ns) throw cursorNotFound(`cursor id ${key} not found`)
     // Taken out while it works, so a concurrent getMore or killCursors cannot interleave.
-    this.#open.delete(key)
+    this.#remove(key, cursor)
     try {
       const batch = await this.#take(cursor, batchSize ?? Number.POSITIVE_INFINITY)
       if (batch.done) return { docs: batch.docs, id: Long.ZERO }
       cursor.lastUsed = Date.now()
-      this.#open.set(key, cursor)
+      this.#add(key, cursor)
       return { docs: batch.docs, id }
     } catch (error) {
       await cursor.iterator.return?.()
@@ -84,7 +109,7 @@ export class CursorRegistry {
         notFound.push(id)
         continue
       }
-      this.#open.delete(id.toString())
+      this.#remove(id.toString(), cursor)
       await cursor.iterator.return?.()
       killed.push(id)
     }
@@ -103,6 +128,18 @@ export class CursorRegistry {
 
   get size(): number {
     return this.#open.size
+  }
+
+  #add(key: string, cursor: OpenCursor): void {
+    this.#open.set(key, cursor)
+    this.#perOwner.set(cursor.owner, (this.#perOwner.get(cursor.owner) ?? 0) + 1)
+  }
+
+  #remove(key: string, cursor: OpenCursor): void {
+    if (!this.#open.delete(key)) return
+    const left = (this.#perOwner.get(cursor.owner) ?? 1) - 1
+    if (left === 0) this.#perOwner.delete(cursor.owner)
+    else this.#perOwner.set(cursor.owner, left)
   }
 
   async #take(cursor: OpenCursor, batchSize: number): Promise<{ docs: Document[], done: boolean }> {
@@ -130,7 +167,7 @@ export class CursorRegistry {
 
   async #closeWhere(predicate: (cursor: OpenCursor) => boolean): Promise<void> {
     const closing = [...this.#open].filter(([, cursor]) => predicate(cursor))
-    for (const [key] of closing) this.#open.delete(key)
+    for (const [key, cursor] of closing) this.#remove(key, cursor)
     await Promise.allSettled(closing.map(([, cursor]) => cursor.iterator.return?.()))
   }
 

@@ -23,6 +23,7 @@ export const illegalOperation = (message: string) => new WireError(20, 'IllegalO
 export const namespaceNotFound = (message: string) => new WireError(26, 'NamespaceNotFound', message)
 export const indexNotFound = (message: string) => new WireError(27, 'IndexNotFound', message)
 export const cursorNotFound = (message: string) => new WireError(43, 'CursorNotFound', message)
+export const operationFailed = (message: string) => new WireError(96, 'OperationFailed', message)
 export const commandNotFound = (name: string) => new WireError(59, 'CommandNotFound', `no such command: '${name}'`)
 export const invalidNamespace = (message: string) => new WireError(73, 'InvalidNamespace', message)
 export const notImplemented = (message: string) => new WireError(238, 'NotImplemented', message)

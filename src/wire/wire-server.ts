@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net'
 import type { EmbeddedDb } from '../store/embedded/open-embedded.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
-import { CursorRegistry } from './cursor-registry.js'
+import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
 import { WireConnection } from './wire-connection.js'
 
 export interface WireServerOptions {
@@ -11,6 +11,10 @@ export interface WireServerOptions {
   port?: number
   /** Largest message accepted, in bytes; a larger one is answered with an error and the connection closed. Default 48 000 000, as MongoDB. */
   maxMessageBytes?: number
+  /** Open cursors the server keeps at most; a find that would open one more fails (OperationFailed). Default 10 000. */
+  maxCursors?: number
+  /** Open cursors one connection keeps at most. Default 1 000. */
+  maxCursorsPerConnection?: number
 }
 
 export interface WireServer {
@@ -34,7 +38,12 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
   if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1024) {
     throw new RangeError(`maxMessageBytes must be an integer of at least 1024, got ${maxMessageBytes}`)
   }
-  const state: ServerState = { engine: db, cursors: new CursorRegistry(), maxMessageBytes }
+  const maxCursors = options.maxCursors ?? DEFAULT_MAX_CURSORS
+  const maxCursorsPerConnection = options.maxCursorsPerConnection ?? DEFAULT_MAX_CURSORS_PER_CONNECTION
+  for (const [name, value] of Object.entries({ maxCursors, maxCursorsPerConnection })) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  }
+  const state: ServerState = { engine: db, cursors: new CursorRegistry({ maxCursors, maxCursorsPerConnection }), maxMessageBytes }
   const connections = new Set<WireConnection>()
   let nextId = 1
   const server: Server = createServer((socket) => {

@@ -77,3 +77,33 @@ describe('cursors over the wire', () => {
     }
   })
 })
+
+describe('open cursors are capped, per connection and in all', () => {
+  const wire = useWireServer({ maxCursors: 5, maxCursorsPerConnection: 3 })
+
+  it('refuses a find that would leave one cursor too many open, with OperationFailed, until one is closed', async () => {
+    await wire().client.db('test').collection<{ _id: number }>('capped').insertMany(Array.from({ length: 20 }, (_, i) => ({ _id: i })))
+    const first = await RawClient.open(wire().server)
+    const second = await RawClient.open(wire().server)
+    try {
+      const open = async (raw: RawClient) => (await raw.command({ find: 'capped', batchSize: 2 })) as { ok: number, cursor?: { id: Long }, code?: number, codeName?: string, errmsg?: string }
+      const mine = [await open(first), await open(first), await open(first)]
+      for (const reply of mine) assert.equal(reply.ok, 1)
+      const perConnection = await open(first)
+      assert.deepEqual([perConnection.ok, perConnection.code, perConnection.codeName], [0, 96, 'OperationFailed'])
+      assert.match(perConnection.errmsg ?? '', /this connection already has 3 open cursors/)
+      // A find answered in one batch leaves no cursor, so it is never refused.
+      assert.equal((await first.command({ find: 'capped', batchSize: 50 }))['ok'], 1)
+      assert.equal((await open(second)).ok, 1)
+      assert.equal((await open(second)).ok, 1)
+      const total = await open(second)
+      assert.deepEqual([total.ok, total.code], [0, 96])
+      assert.match(total.errmsg ?? '', /the server already has 5 open cursors/)
+      await first.command({ killCursors: 'capped', cursors: [mine[0]?.cursor?.id] })
+      assert.equal((await open(second)).ok, 1)
+    } finally {
+      first.close()
+      second.close()
+    }
+  })
+})

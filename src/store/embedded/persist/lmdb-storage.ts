@@ -2,6 +2,11 @@ import { type Database, open, type RootDatabase } from 'lmdb'
 import { DirectoryLock } from './directory-lock.js'
 import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
 
+/** Documents read per short read transaction by a scan (a batch is copied out, then released). */
+export const SCAN_BATCH = 256
+/** A batch also stops once it holds this many bytes, so large documents keep a stalled scan small. */
+const SCAN_BATCH_BYTES = 64 * 1024
+
 /** Named LMDB databases one environment may hold: one per collection plus the catalog. */
 const MAX_COLLECTIONS = 1000
 
@@ -111,10 +116,36 @@ class LmdbCollection implements CollectionStorage {
     await this.#db.remove(key)
   }
 
+  /**
+   * Reads at most SCAN_BATCH documents (and about SCAN_BATCH_BYTES) at a time, each batch copied
+   * out within one short read transaction, and continues after the last key in a fresh one. A
+   * lazy `getRange()` would hold its read transaction for as long as the walk lives: across a
+   * slow client's backpressure or between two getMores, so a few hundred stalled readers would
+   * take every LMDB reader slot (MDB_READERS_FULL) and pin old pages. Each batch is a consistent
+   * snapshot; a long walk is not (see the README's engine section).
+   */
   *scan(): Generator<Uint8Array, undefined> {
-    // getRange walks a read snapshot lazily; leaving the loop early closes the LMDB cursor.
-    for (const { value } of this.#db.getRange()) yield value
-    return undefined
+    let after: string | undefined
+    for (;;) {
+      const { entries, more } = this.#readBatch(after)
+      for (const [, value] of entries) yield value
+      if (!more) return undefined
+      after = entries[entries.length - 1]?.[0]
+    }
+  }
+
+  #readBatch(after: string | undefined): { entries: [string, Uint8Array][], more: boolean } {
+    const range = after === undefined ? { limit: SCAN_BATCH } : { start: after, exclusiveStart: true, limit: SCAN_BATCH }
+    const entries: [string, Uint8Array][] = []
+    let bytes = 0
+    // Drained (or left) synchronously, so the range's cursor and read transaction are released
+    // before this returns; lmdb-js hands out copies of binary values, which stay valid after it.
+    for (const { key, value } of this.#db.getRange(range)) {
+      entries.push([key, value])
+      bytes += value.byteLength
+      if (bytes >= SCAN_BATCH_BYTES) return { entries, more: true }
+    }
+    return { entries, more: entries.length === SCAN_BATCH }
   }
 
   async clear(): Promise<void> {

@@ -62,7 +62,10 @@ class MemoryCollection implements CollectionStorage {
   }
 
   scan(): Iterator<Uint8Array, undefined> {
-    // Map iterators are live and tolerate writes during the walk, like a server cursor.
+    // Map iterators are live and tolerate writes during the walk, like a server cursor, and hold
+    // nothing but their position: a walk left suspended (a stalled client, an idle wire cursor)
+    // costs no more than that. Same isolation as lmdb-storage's batched scan: a document deleted
+    // before the walk reaches it is skipped, one inserted meanwhile may or may not be seen.
     return this.#docs.values()
   }
 

@@ -10,7 +10,12 @@ export interface CollectionStorage {
   get(key: string): Uint8Array | undefined
   put(key: string, bytes: Uint8Array): Promise<void>
   remove(key: string): Promise<void>
-  /** A lazy walk over all documents. The engine calls `return()` when it stops early. */
+  /**
+   * A lazy walk over all documents. The engine calls `return()` when it stops early. A walk may
+   * be left suspended for minutes (a slow HTTP client, an idle wire cursor): it must then hold no
+   * read transaction, only its position. Each step sees committed data; the walk as a whole is
+   * not a snapshot (a document deleted meanwhile is skipped, one inserted meanwhile may be seen).
+   */
   scan(): Iterator<Uint8Array, undefined>
 }
 
