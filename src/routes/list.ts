@@ -6,7 +6,7 @@ import { listQuerySchema } from '../query/list-query.js'
 import { type FilterContext, parseFilter } from '../query/parse-filter.js'
 import { type PageLimits, parsePage } from '../query/parse-page.js'
 import { parseSort } from '../query/parse-sort.js'
-import { validationErrorRef } from '../schema/error-schemas.js'
+import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
@@ -30,6 +30,7 @@ export function buildListRoute(context: RouterContext, url: string, list: ListRo
   const route = context.routeOptions('GetAll', {
     200: { type: 'array', items: context.refs.read, description: 'The matching documents' },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
+    503: { ...errorRef, description: 'Too many lists are being streamed (Retry-After), or the query exceeded its time limit (maxTimeMS)' },
   })
   return {
     method: 'GET',

@@ -116,14 +116,24 @@ export function buildRouterContext(
     notFound: () => notFound(options.notFoundStatus),
     routeOptions(name, responses) {
       const dependencies = options.dependencies[name]
+      const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
+      const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
       const schema: Record<string, unknown> = {
         tags: [...options.tags],
-        response: { ...responses, ...(dependencies.length > 0 ? { 403: { ...errorRef, description: 'Refused by a dependency' } } : {}) },
+        response: {
+          ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
+          // A create runs no query; every other route does, under the router's time limit.
+          ...(options.maxTimeMS !== undefined && name !== 'CreateOne' ? { 503: { ...errorRef, description: 'The query exceeded its time limit (maxTimeMS)' } } : {}),
+          ...responses,
+        },
       }
       return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
     },
   }
 }
+
+/** Writes whose result `filterDependency` checks (403 when it would leave the scope). */
+const SCOPED_WRITES: ReadonlySet<RouteName> = new Set(['CreateOne', 'ReplaceOne', 'UpdateOne'])
 
 /** A filter no document matches (`_id` in an empty set): what an unusable scope becomes. */
 export const MATCH_NOTHING: Filter = { kind: 'field', path: '_id', conditions: [{ op: 'in', values: [] }] }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
 import { after, before, it } from 'node:test'
 import { Decimal128, Long, ObjectId } from 'mongodb'
 import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
+import { logCapture } from '../harness/log-capture.ts'
 import type { Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
@@ -32,18 +32,6 @@ const Owner = MongoModel('MisfitOwner', { name: Type.String(), rank: Type.Option
 const Child = MongoModel('MisfitChild', { itemId: ObjectIdField(), label: Type.String() })
 const Note = MongoModel('MisfitNote', { text: Type.String() })
 const NoteOut = MongoModelOut('MisfitNoteOut', { text: Type.String() })
-
-/** Captures the app's log lines (JSON, one per line). */
-function logCapture() {
-  const lines: Json[] = []
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { lines, stream, warnings: () => lines.filter((line) => line.level === 40) }
-}
 
 describeEachStore('a stored document that does not fit the output model is served with what fits', (mode) => {
   let t: TestApp

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
 import { after, before, it } from 'node:test'
 import { CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
+import { logCapture } from '../harness/log-capture.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
@@ -15,17 +15,6 @@ const populates = (collection: string) => [
   new CRUDPopulate({ field: 'authorId', collection, model: Author }),
   new CRUDPopulate({ field: 'coauthorIds', collection, model: Author }),
 ]
-
-function logCapture() {
-  const lines: Json[] = []
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { lines, stream }
-}
 
 for (const order of ['populating router first', 'authors router first'] as const) {
 describeEachStore(`a populate without modelOut shows what the router of its collection shows (${order})`, (mode) => {

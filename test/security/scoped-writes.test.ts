@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { Writable } from 'node:stream'
 import { after, before, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
 import { type DriverDb, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
 import { buildApp, buildAppWith, filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
+import { logCapture } from '../harness/log-capture.ts'
 import { Note } from '../harness/models.ts'
 import { createDoc, getJson, type Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
@@ -178,17 +178,6 @@ describeEachStore('the scope check of a write cannot be raced', (mode) => {
 
 /** Scope values the router cannot use: a missing header, an id that is not one. */
 const Doc = MongoModel('Doc', { title: Type.String(), ownerId: ObjectIdField() })
-
-function logCapture(): { stream: Writable, lines: Json[] } {
-  const lines: Json[] = []
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { stream, lines }
-}
 
 describeEachStore('a scope value the router cannot use matches nothing', (mode) => {
   let t: TestApp
