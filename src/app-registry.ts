@@ -30,7 +30,7 @@ export function appRegistry(fastify: FastifyInstance): AppRegistry {
 
 function createRegistry(): AppRegistry {
   const models = new Map<string, { schema: TSchema, place: string }>()
-  const routers: Array<{ db: object, collectionName: string, modelOut: MongoModelSchema, place: string }> = []
+  const routers: Array<{ db: object | string, collectionName: string, modelOut: MongoModelSchema, place: string }> = []
   return {
     addModel(schema, place) {
       const name = (schema as { $id?: string }).$id
@@ -48,10 +48,20 @@ function createRegistry(): AppRegistry {
       )
     },
     addRouter(db, collectionName, modelOut, place) {
-      if (modelOut !== undefined) routers.push({ db, collectionName, modelOut, place })
+      if (modelOut !== undefined) routers.push({ db: databaseOf(db), collectionName, modelOut, place })
     },
     modelOutFor(db, collectionName) {
-      return routers.find((router) => router.db === db && router.collectionName === collectionName)
+      const database = databaseOf(db)
+      return routers.find((router) => router.db === database && router.collectionName === collectionName)
     },
   }
+}
+
+/**
+ * Which database a handle reaches: its name when it has one. The driver's `client.db(name)` makes a
+ * new handle on every call, so routers of one database often hold different handle objects.
+ */
+function databaseOf(db: object): object | string {
+  const name = (db as { databaseName?: unknown }).databaseName
+  return typeof name === 'string' ? `db:${name}` : db
 }

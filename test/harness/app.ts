@@ -4,8 +4,11 @@ import type { OpenedStore, StoreMode } from './stores.ts'
 
 export type App = Awaited<ReturnType<typeof createApp>>
 
-/** CRUDRouter's options, minus the `db` the harness fills in from the store mode. */
-export type RouterOptions = Omit<CRUDRouterOptions, 'db'>
+/**
+ * CRUDRouter's options, minus the `db` the harness fills in from the store mode; `handle` gives one
+ * router its own handle of that database (as `client.db(name)` does on every call).
+ */
+export type RouterOptions = Omit<CRUDRouterOptions, 'db'> & { handle?: (db: DriverDb) => DriverDb }
 
 export interface TestApp {
   app: App
@@ -37,7 +40,8 @@ export async function buildAppWith(mode: StoreMode, settings: RelationsAppSettin
     })
     const db = settings.wrapDb === undefined ? store.db : settings.wrapDb(store.db)
     for (const options of routers) {
-      await app.register(CRUDRouter, { ...options, db })
+      const { handle, ...router } = options
+      await app.register(CRUDRouter, { ...router, db: handle === undefined ? db : handle(db) })
     }
     await app.ready()
     return {

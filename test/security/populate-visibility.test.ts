@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDPopulate, type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
 import { logCapture } from '../harness/log-capture.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
@@ -78,5 +78,38 @@ describeEachStore('a populate without modelOut whose collection no router hides 
     assert.ok(warning !== undefined, JSON.stringify(log.lines))
     assert.match(warning.msg, /name, passwordHash/)
     assert.match(warning.msg, /pv_people/)
+  })
+})
+
+describeEachStore('a populate finds the router of its collection through another handle of the same database', (mode) => {
+  let t: TestApp
+  let book: Json
+  const log = logCapture()
+  before(async () => {
+    // The driver's `client.db(name)` returns a new handle on every call: routers of one database often
+    // hold different handle objects. A second handle is a distinct object reaching the same database.
+    const otherHandle = (db: DriverDb): DriverDb =>
+      new Proxy(db, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    t = await buildAppWith(
+      mode,
+      { fastify: { logger: { level: 'warn', stream: log.stream } } },
+      { model: Author, modelOut: AuthorOut, collectionName: 'pv_authors', prefix: '/authors' },
+      { model: Book, collectionName: 'pv_books', prefix: '/books', populates: populates('pv_authors'), handle: otherHandle },
+    )
+    const author = await createDoc(t.app, '/authors', { name: 'ada', passwordHash: 'secret-hash' })
+    book = await createDoc(t.app, '/books', { title: 'notes', authorId: author.id, coauthorIds: [author.id] })
+  })
+  after(() => t.close())
+
+  it('hides what the authors router hides, and warns about nothing', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/books/${book.id}` })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.ok(!res.body.includes('secret-hash'), res.body)
+    assert.ok(!log.lines.some((line) => String(line.msg).includes('CRUDPopulate')), JSON.stringify(log.lines))
   })
 })
