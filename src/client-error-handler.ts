@@ -7,18 +7,31 @@ import type { Socket } from 'node:net'
  * format, `{ "detail": ... }`, where Fastify's default answers `{ error, message, statusCode }`.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  // A reset connection has nobody left to answer (as in Fastify's default handler).
-  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // A reset connection has nobody left to answer (as in Fastify's default handler); the parser may
+  // also report each further chunk of a refused request: the first answer is the only one.
+  if (error.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return
+  answered.add(socket)
+  if (!socket.writable) {
+    socket.destroy(error)
+    return
+  }
   const [status, detail] = describeClientError(error.code)
   const body = JSON.stringify({ detail })
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`
-    )
-  }
-  socket.destroy(error)
+  // Closing a socket whose client is still sending (a huge URL) resets the connection, and the client
+  // may lose the answer before reading it. So: answer, half-close, drop what still arrives, and close
+  // once the client has (or after LINGER_MS at the latest).
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`
+  )
+  socket.resume()
+  setTimeout(() => socket.destroy(), LINGER_MS).unref()
 }
+
+/** Sockets already answered: the parser reports an error again for every chunk that follows. */
+const answered = new WeakSet<Socket>()
+/** How long a refused connection may keep sending before it is closed anyway. */
+const LINGER_MS = 2000
 
 function describeClientError(code: string | undefined): [status: number, detail: string] {
   switch (code) {
