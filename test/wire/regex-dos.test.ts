@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { performance } from 'node:perf_hooks'
 import { before, describe, it } from 'node:test'
 import { type Document, MongoServerError } from 'mongodb'
+import { CATASTROPHIC, NAMES } from '../harness/regex-families.ts'
 import { useWireServer } from './wire-harness.ts'
 
 /**
@@ -11,18 +12,6 @@ import { useWireServer } from './wire-harness.ts'
  * catastrophic pattern answers (with MongoDB's result) while another client is served; what RE2 cannot
  * express is refused with the server's "Regular expression is invalid" error shape.
  */
-const ALL_A = 'a'.repeat(130)
-const ENDS_BANG = `${'a'.repeat(129)}!`
-const FEW_A = `${'x'.repeat(111)}${'a'.repeat(19)}`
-const NAMES = ['alice', 'bob', 'abab', ALL_A, ENDS_BANG, FEW_A]
-
-const CATASTROPHIC: Array<[string, string[]]> = [
-  ['a*a*a*a*!', [ENDS_BANG]],
-  ['a*a*a*a*a*a*!', [ENDS_BANG]],
-  ['(a+)+$', [ALL_A, FEW_A]],
-  ['(a|a)*b', ['abab', 'bob']],
-  ['(.*a){20}', [ALL_A, ENDS_BANG]],
-]
 
 const LOOKAROUNDS: Array<[string, string]> = [
   ['(?=a)a*a*a*a*!', 'lookahead'],
