@@ -4,10 +4,12 @@
  * API called directly). Both servers run side by side in this process; rounds alternate between them
  * so machine noise hits both alike. We report medians and the ratio ours / baseline.
  */
+
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
 import autocannon from 'autocannon'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { CRUDRouter, createApp, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { ObjectId } from 'mongodb'
-import { CRUDRouter, createApp, MongoModel, MongoModelOut, openEmbedded, Type } from '../src/index.ts'
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3)
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3)

@@ -9,7 +9,8 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CRUDRouter, createApp, MongoModel, openEmbedded, Type } from '../src/index.ts'
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import { CRUDRouter, createApp, MongoModel, Type } from 'fastify-mongo-crud'
 
 const Item = MongoModel('Item', { name: Type.String(), n: Type.Integer(), tags: Type.Array(Type.String()) })
 

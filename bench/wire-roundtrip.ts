@@ -4,10 +4,9 @@
  * Run alone with `node --import tsx bench/wire-roundtrip.ts`; prints one markdown table.
  */
 import { pathToFileURL } from 'node:url'
+import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
+import type { DriverCollection } from 'fastify-mongo-crud'
 import { MongoClient } from 'mongodb'
-import type { DriverCollection } from '../src/store/driver-db.ts'
-import { openEmbedded } from '../src/store/embedded/open-embedded.ts'
-import { startWireServer } from '../src/wire/wire-server.ts'
 
 const DOCS = 1000
 const CALLS = 2000

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises'
-import { type DriverDb, openEmbedded } from 'fastify-mongo-crud'
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import type { DriverDb } from 'fastify-mongo-crud'
 import { MongoClient } from 'mongodb'
 import { buildDemo } from './build-demo.js'
 

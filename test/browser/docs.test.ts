@@ -2,9 +2,10 @@
 // The pages must show the generated routes and must not touch any host but the app itself.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { type EmbeddedDb, openEmbedded } from '@fastify-mongo-crud/embedded'
 import type { FastifyInstance } from 'fastify'
+import { CRUDRouter, createApp, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { type Browser, chromium, type Page } from 'playwright-core'
-import { CRUDRouter, createApp, type EmbeddedDb, MongoModel, MongoModelOut, openEmbedded, Type } from '../../src/index.ts'
 
 const TITLE = 'Docs Test API'
 

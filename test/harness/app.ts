@@ -1,5 +1,5 @@
 import type { FastifyServerOptions } from 'fastify'
-import { CRUDRouter, type CRUDRouterOptions, createApp, type DriverDb } from '../../src/index.ts'
+import { CRUDRouter, type CRUDRouterOptions, createApp, type DriverDb } from 'fastify-mongo-crud'
 import type { OpenedStore, StoreMode } from './stores.ts'
 
 export type App = Awaited<ReturnType<typeof createApp>>

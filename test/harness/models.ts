@@ -1,4 +1,4 @@
-import { MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 
 /** The input model most route tests use. `password` is the field an output model hides. */
 export const User = MongoModel('User', {

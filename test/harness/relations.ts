@@ -1,4 +1,4 @@
-import { type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildAppWith } from './app.ts'
 
 export type { RelationsAppSettings } from './app.ts'

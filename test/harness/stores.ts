@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe } from 'node:test'
-import { openEmbedded } from '../../src/index.ts'
-import type { DriverDb } from '../../src/store/driver-db.ts'
-import { driverModes } from '../wire/wire-store-modes.ts'
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import type { DriverDb } from 'fastify-mongo-crud'
+import { driverModes } from './wire-store-modes.ts'
 
 /** A database handle opened for one test group, and how to dispose of it. */
 export interface OpenedStore {

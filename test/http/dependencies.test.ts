@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
-import { HTTPException } from '../../src/index.ts'
+import { HTTPException } from 'fastify-mongo-crud'
 import type { App, RouterOptions } from '../harness/app.ts'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'

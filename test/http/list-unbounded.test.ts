@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { MongoModel, Type } from '../../src/index.ts'
+import { MongoModel, Type } from 'fastify-mongo-crud'
 import { buildApp, queryString, type TestApp } from '../harness/app.ts'
 import { getJson } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { HTTPException } from '../../src/index.ts'
+import { HTTPException } from 'fastify-mongo-crud'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { User, UserOut } from '../harness/models.ts'
 import type { Json } from '../harness/seed.ts'

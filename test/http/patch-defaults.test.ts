@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed, CRUDLookup, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { createDoc, getJson, type Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed, MongoModel, Type } from '../../src/index.ts'
+import { CRUDEmbed, MongoModel, Type } from 'fastify-mongo-crud'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { createDoc, getJson } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'

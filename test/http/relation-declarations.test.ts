@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, Type } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, Type } from 'fastify-mongo-crud'
 import { User, UserOut } from '../harness/models.ts'
 
 const Message = MongoModel('Message', { text: Type.String(), userId: Type.String() })

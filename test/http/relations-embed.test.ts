@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed } from '../../src/index.ts'
+import { CRUDEmbed } from 'fastify-mongo-crud'
 import { filtersQuery, queryString, type TestApp } from '../harness/app.ts'
 import {
   ABSENT_ID,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
-import { CRUDEmbed, CRUDLookup, HTTPException, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, HTTPException, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import type { TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { Note } from '../harness/models.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDLookup } from '../../src/index.ts'
+import { CRUDLookup } from 'fastify-mongo-crud'
 import { filtersQuery, queryString, type TestApp } from '../harness/app.ts'
 import { ABSENT_ID, expectBodyValidationError, expectDetail, expectEntryAt, OBJECT_ID } from '../harness/expect.ts'
 import { Author, buildRelationsApp, Comment, Message } from '../harness/relations.ts'

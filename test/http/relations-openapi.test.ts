@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed, CRUDLookup, CRUDPopulate, HTTPException } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, HTTPException } from 'fastify-mongo-crud'
 import type { TestApp } from '../harness/app.ts'
 import {
   Address,

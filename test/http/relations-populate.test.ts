@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { CRUDPopulate, MongoModel, MongoModelOut, Type } from '../../src/index.ts'
+import { CRUDPopulate, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { expectBodyValidationError, expectEntryAt } from '../harness/expect.ts'
 import {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { createApp, MongoModel, Type } from '../../src/index.ts'
+import { createApp, MongoModel, Type } from 'fastify-mongo-crud'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { storeModes } from '../harness/stores.ts'
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { Decimal128, Long, ObjectId } from 'mongodb'
-import { CRUDEmbed, CRUDLookup, CRUDPopulate, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
 import { logCapture } from '../harness/log-capture.ts'
 import type { Json } from '../harness/seed.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDLookup, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDLookup, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { User } from '../harness/models.ts'
 import { createDoc, getJson, type Json } from '../harness/seed.ts'

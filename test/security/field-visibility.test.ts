@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { MongoModel, MongoModelOut, Type } from '../../src/index.ts'
+import { MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { buildApp, filtersQuery, queryString, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { getJson, type Json, seedDocs } from '../harness/seed.ts'

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
-import { MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import type { App } from '../harness/app.ts'
 import type { Json } from '../harness/seed.ts'
 

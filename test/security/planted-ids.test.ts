@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
+import { CRUDEmbed, type DriverDb, MongoModel, Type } from 'fastify-mongo-crud'
 import { ObjectId } from 'mongodb'
-import { CRUDEmbed, type DriverDb, MongoModel, Type } from '../../src/index.ts'
 import { buildApp, buildAppWith, type TestApp } from '../harness/app.ts'
 import { createDoc, getJson } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'

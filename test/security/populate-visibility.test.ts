@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDPopulate, type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDPopulate, type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
 import { logCapture } from '../harness/log-capture.ts'
 import { createDoc, type Json } from '../harness/seed.ts'

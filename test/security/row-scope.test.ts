@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
-import { CRUDEmbed, CRUDLookup, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { CRUDEmbed, CRUDLookup, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildApp, filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { ABSENT_ID } from '../harness/expect.ts'
 import { Note } from '../harness/models.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
-import { type DriverDb, MongoModel, ObjectIdField, Type } from '../../src/index.ts'
+import { type DriverDb, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildApp, buildAppWith, filtersQuery, type RouterOptions, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { logCapture } from '../harness/log-capture.ts'

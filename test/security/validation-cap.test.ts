@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { MongoModel, Type } from '../../src/index.ts'
+import { MongoModel, Type } from 'fastify-mongo-crud'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
 import { expectBodyValidationError } from '../harness/expect.ts'
 import { getJson } from '../harness/seed.ts'

@@ -2,22 +2,11 @@
  * Type tests of the public surface: checked by `tsc` (npm run typecheck), never executed.
  * Each `@ts-expect-error` line must fail to compile, or the type check fails.
  */
+
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
 import type { FastifyInstance } from 'fastify'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, CRUDRouter, type CRUDRouterOptions, type DriverDb, HTTPException, MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import type { Db } from 'mongodb'
-import {
-  CRUDEmbed,
-  CRUDLookup,
-  CRUDPopulate,
-  CRUDRouter,
-  type CRUDRouterOptions,
-  type DriverDb,
-  HTTPException,
-  MongoModel,
-  MongoModelOut,
-  ObjectIdField,
-  openEmbedded,
-  Type,
-} from '../../src/index.ts'
 
 declare const app: FastifyInstance
 declare const driverDb: Db

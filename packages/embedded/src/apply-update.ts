@@ -1,0 +1,64 @@
+import { update as mingoUpdate } from 'mingo/updater'
+import { copyThroughBson } from './bson-codec.js'
+import { checkUpdate } from './check-update.js'
+import type { Document } from './document.js'
+import { badValueError, conflictingUpdateError, immutableFieldError, invalidArgumentError } from './errors.js'
+import { expandPositional } from './expand-positional.js'
+import { formatValue } from './format-value.js'
+import { MINGO_OPTIONS } from './mingo-options.js'
+import { toValueKey } from './value-key.js'
+
+/**
+ * Applies an update document (operators only) to `doc` in place, with mingo's operator
+ * semantics plus the server's checks. `filter` feeds the positional `$` operator.
+ * Returns whether anything changed.
+ */
+export function applyUpdate(doc: Document, update: Document, filter: Document, arrayFilters: Document[] | undefined): boolean {
+  assertOperatorsOnly(update)
+  // Through BSON like a wire round-trip: undefined becomes null, and no caller object is aliased.
+  const modifier = copyThroughBson(update)
+  checkUpdate(doc, modifier, arrayFilters)
+  const idBefore = toValueKey(doc['_id'])
+  let changed: string[]
+  try {
+    const concrete = expandPositional(doc, modifier, filter, arrayFilters)
+    if (Object.keys(concrete).length === 0) return false
+    changed = mingoUpdate(doc, concrete, undefined, undefined, { queryOptions: MINGO_OPTIONS })
+  } catch (error) {
+    throw toServerError(error as Error)
+  }
+  if (toValueKey(doc['_id']) !== idBefore) {
+    throw immutableFieldError(`Performing an update on the path '_id' would modify the immutable field '_id'`)
+  }
+  return changed.length > 0
+}
+
+/**
+ * Builds the document that replaces `current`: the replacement's fields, under the current
+ * `_id`. A replacement carrying a different `_id` is refused, as by the server.
+ */
+export function buildReplacement(current: Document, replacement: Document): Document {
+  if (Object.keys(replacement).some((k) => k.startsWith('$'))) {
+    throw invalidArgumentError('Replacement document must not contain atomic operators')
+  }
+  const copy = copyThroughBson(replacement)
+  if (Object.hasOwn(copy, '_id') && toValueKey(copy['_id']) !== toValueKey(current['_id'])) {
+    throw immutableFieldError(`After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(copy['_id'])}`)
+  }
+  const { _id: _ignored, ...fields } = copy
+  return { _id: current['_id'], ...fields }
+}
+
+function assertOperatorsOnly(update: Document): void {
+  const keys = Object.keys(update)
+  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
+    throw invalidArgumentError('Update document requires atomic operators')
+  }
+}
+
+function toServerError(error: Error) {
+  if ((error as { code?: unknown }).code !== undefined) return error
+  if (error.message.includes('immutable field')) return immutableFieldError(error.message)
+  if (error.message.includes('conflict')) return conflictingUpdateError(error.message)
+  return badValueError(error.message)
+}

@@ -1,0 +1,34 @@
+import { mkdir } from 'node:fs/promises'
+import { openEmbedded } from '../open-embedded.js'
+import { startWireServer } from '../wire/wire-server.js'
+import type { DbCommand } from './parse-args.js'
+
+/**
+ * `fastify-mongo-crud-db`: opens the engine, serves it, prints the URI (alone on the first line,
+ * for scripts), and on SIGINT / SIGTERM closes connections, then the engine, and exits 0.
+ */
+export async function serveDb(options: DbCommand, log: (line: string) => void = console.log): Promise<void> {
+  if (options.path !== undefined) await mkdir(options.path, { recursive: true })
+  const engine = await openEmbedded(options.path === undefined ? {} : { path: options.path })
+  let server: Awaited<ReturnType<typeof startWireServer>>
+  try {
+    server = await startWireServer(engine, { host: options.host, port: options.port })
+  } catch (error) {
+    await engine.close()
+    throw error
+  }
+  log(server.uri)
+  log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}. Ctrl-C stops.`)
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  await server.close()
+  await engine.close()
+  log('fastify-mongo-crud-db: stopped')
+}

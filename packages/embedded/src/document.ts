@@ -1,0 +1,13 @@
+/**
+ * The document and option shapes the engine speaks: the driver's, kept here so the engine depends on
+ * no router code. That `EmbeddedDb` fits the router's `DriverDb` is proved by the root type tests.
+ */
+export type Document = Record<string, unknown>
+
+export interface FindOptions {
+  sort?: Record<string, 1 | -1>
+  skip?: number
+  limit?: number
+  projection?: Document
+  maxTimeMS?: number
+}

@@ -1,0 +1,178 @@
+import { ObjectId } from 'mongodb'
+import { aggregateDocuments, type CollectionResolver } from './aggregate-documents.js'
+import { copyThroughBson } from './bson-codec.js'
+import { isOperatorUpdate } from './build-upsert.js'
+import { checkId } from './check-id.js'
+import { CollectionCore, type Namespace } from './collection-core.js'
+import { EmbeddedCursor } from './cursor.js'
+import type { Deadline } from './deadline.js'
+import type { Document, FindOptions } from './document.js'
+import { invalidArgumentError } from './errors.js'
+import { ID_INDEX } from './index-catalog.js'
+import { type FindAndModifyOptions, type FindAndModifyResult, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
+import type { Storage, StoredIndex } from './persist/storage.js'
+import { compileProjection, readDocuments } from './read-documents.js'
+import type { SortSpec } from './sort-documents.js'
+
+type ReturnDocument = 'before' | 'after'
+
+interface FindOneAndOptions {
+  returnDocument?: ReturnDocument
+  projection?: Document
+  sort?: SortSpec
+  upsert?: boolean
+  arrayFilters?: Document[]
+  maxTimeMS?: number
+}
+
+/**
+ * One collection of the embedded engine, with the driver's `Collection` semantics for the
+ * methods in `DriverCollection` (and the few more the wire server needs). Reads run directly
+ * against storage; every write runs in the collection's write queue and awaits its durable
+ * commit before the next one starts.
+ */
+export class EmbeddedCollection {
+  readonly collectionName: string
+  readonly #core: CollectionCore
+  readonly #resolve: CollectionResolver
+
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver) {
+    this.collectionName = namespace.name
+    this.#core = new CollectionCore(storage, namespace, isOpen)
+    this.#resolve = resolve
+  }
+
+  /** The write queue: every write of this collection runs through it, in order. */
+  get queue() {
+    return this.#core.queue
+  }
+
+  async insertOne(doc: Document): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
+    // The driver assigns the generated _id to the caller's object too; so do we.
+    if (doc['_id'] === undefined || doc['_id'] === null) doc['_id'] = new ObjectId()
+    const insertedId = doc['_id']
+    const { _id, ...fields } = copyThroughBson(doc)
+    checkId(_id)
+    const stored: Document = { _id, ...fields }
+    await this.#core.write(() => this.#core.insert(stored))
+    return { acknowledged: true, insertedId }
+  }
+
+  async findOne(filter: Document, options: { projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
+    const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
+    return doc ?? null
+  }
+
+  find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
+    this.#core.assertOpen()
+    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
+  }
+
+  async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {
+    let count = 0
+    for await (const _ of this.find(filter, options)) count++
+    return count
+  }
+
+  async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
+    if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, replacement, toFindAndModify(options)))
+  }
+
+  async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
+    assertOperators(update)
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, update, toFindAndModify(options)))
+  }
+
+  async findOneAndDelete(filter: Document, options: { sort?: SortSpec, projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
+    const project = compileProjection(options.projection)
+    return projected(project, await findAndModify(this.#core, filter, null, options))
+  }
+
+  /** The findAndModify command: `change` null removes; the result says what happened. */
+  findAndModify(filter: Document, change: Document | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
+    return findAndModify(this.#core, filter, change, options)
+  }
+
+  async updateOne(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    assertOperators(update)
+    return updateDocuments(this.#core, filter, update, false, options)
+  }
+
+  async updateMany(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    assertOperators(update)
+    return updateDocuments(this.#core, filter, update, true, options)
+  }
+
+  async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
+    return updateDocuments(this.#core, filter, replacement, false, options)
+  }
+
+  async deleteOne(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+    return this.#core.write(async () => {
+      const found = this.#core.first(filter, options.maxTimeMS)
+      return { deletedCount: found ? await this.#core.remove([found]) : 0 }
+    })
+  }
+
+  async deleteMany(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS)) }))
+  }
+
+  /** Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. */
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
+    if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
+    const [first, ...rest] = pipeline
+    const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
+    const filter = leadingMatch ? (first['$match'] as Document) : {}
+    const stages = leadingMatch ? rest : pipeline
+    const core = this.#core
+    const resolve = this.#resolve
+    return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
+      const source = readDocuments(core, filter, {}, deadline)
+      if (stages.length === 0) yield* source
+      else yield* aggregateDocuments(source, stages, resolve)
+      return undefined
+    }, options.maxTimeMS)
+  }
+
+  async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
+    return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
+  }
+
+  /** Every index, `_id`'s first, as the server lists them. */
+  listIndexes(): StoredIndex[] {
+    return [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
+  }
+
+  /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
+  async dropIndex(name: string): Promise<boolean> {
+    if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
+    return this.#core.dropIndex(name)
+  }
+
+  /** Forgets in-memory index state after the collection was dropped underneath. */
+  reset(): void {
+    this.#core.reset()
+  }
+}
+
+function assertOperators(update: Document): void {
+  const keys = typeof update === 'object' && update !== null && !Array.isArray(update) ? Object.keys(update) : []
+  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
+    throw invalidArgumentError('Update document requires atomic operators')
+  }
+}
+
+/** The findOneAnd* answer: the document, projected as the driver's `projection` option asks. */
+function projected(project: (doc: Document) => Document, result: FindAndModifyResult): Document | null {
+  return result.value === null ? null : project(result.value)
+}
+
+function toFindAndModify({ projection: _projected, ...options }: FindOneAndOptions) {
+  return { ...options, returnNew: options.returnDocument === 'after' }
+}

@@ -1,0 +1,149 @@
+import { decodeDocument } from './bson-codec.js'
+import type { Document } from './document.js'
+import { EmbeddedCollection } from './embedded-collection.js'
+import { closedError, invalidArgumentError } from './errors.js'
+import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
+import type { Storage } from './persist/storage.js'
+
+/** What every database of one engine shares: the storage, and whether it is still open. */
+interface Engine {
+  storage: Storage
+  open: boolean
+  /** The database `openEmbedded()` returns; its collections keep their plain storage names. */
+  defaultName: string
+  databases: Map<string, EmbeddedDb>
+}
+
+/**
+ * The embedded engine's `Db`: hands out one `EmbeddedCollection` per name (the same object on
+ * every call, so its write queue is shared by all callers) over one storage backend.
+ *
+ * One engine holds several databases, like a server (`db(name)`, as `MongoClient.db`). The
+ * default database's collections are stored under their own name; another database's under
+ * `<db>$<collection>`, which no collection name can collide with (`$` is refused in names).
+ */
+export class EmbeddedDb {
+  readonly databaseName: string
+  readonly #engine: Engine
+  readonly #collections = new Map<string, EmbeddedCollection>()
+
+  constructor(storage: Storage, databaseName: string, engine?: Engine) {
+    this.databaseName = databaseName
+    this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map() }
+    this.#engine.databases.set(databaseName, this)
+  }
+
+  /** Another database of the same engine (created on first write, like on a server). */
+  db(name: string): EmbeddedDb {
+    if (!this.#engine.open) throw closedError()
+    if (typeof name !== 'string' || name === '' || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
+      throw invalidArgumentError(`Invalid database name: ${JSON.stringify(name)}`)
+    }
+    return this.#engine.databases.get(name) ?? new EmbeddedDb(this.#engine.storage, name, this.#engine)
+  }
+
+  collection(name: string): EmbeddedCollection {
+    if (!this.#engine.open) throw closedError()
+    if (typeof name !== 'string' || name === '' || name.includes('$') || name.includes('\0')) {
+      throw invalidArgumentError(`Invalid collection name: ${JSON.stringify(name)}`)
+    }
+    let found = this.#collections.get(name)
+    if (!found) {
+      const namespace = { db: this.databaseName, name, storageName: this.#storageName(name) }
+      found = new EmbeddedCollection(this.#engine.storage, namespace, () => this.#engine.open, (other) => this.#readAll(other))
+      this.#collections.set(name, found)
+    }
+    return found
+  }
+
+  /** Names of the collections of this database that exist (written to, or with indexes). */
+  listCollectionNames(): string[] {
+    if (!this.#engine.open) throw closedError()
+    const prefix = this.#isDefault() ? '' : `${this.databaseName}$`
+    return this.#engine.storage
+      .listCollections()
+      .filter((stored) => (prefix === '' ? !stored.includes('$') : stored.startsWith(prefix)))
+      .map((stored) => stored.slice(prefix.length))
+  }
+
+  /** Names of every database of the engine that holds at least one collection. */
+  listDatabaseNames(): string[] {
+    if (!this.#engine.open) throw closedError()
+    const names = new Set<string>()
+    for (const stored of this.#engine.storage.listCollections()) {
+      const cut = stored.indexOf('$')
+      names.add(cut < 0 ? this.#engine.defaultName : stored.slice(0, cut))
+    }
+    return [...names]
+  }
+
+  /** Creates an empty collection (a no-op when it exists). */
+  async createCollection(name: string): Promise<void> {
+    const collection = this.collection(name)
+    if (this.listCollectionNames().includes(name)) return
+    await collection.queue.run(() => this.#engine.storage.writeIndexes(this.#storageName(name), []))
+  }
+
+  /** Drops one collection with its indexes; false when it did not exist. */
+  async dropCollection(name: string): Promise<boolean> {
+    const collection = this.collection(name)
+    const existed = this.listCollectionNames().includes(name)
+    const release = await collection.queue.hold()
+    try {
+      await this.#engine.storage.dropCollection(this.#storageName(name))
+      collection.reset()
+    } finally {
+      release()
+    }
+    return existed
+  }
+
+  /** Deletes every collection and index of this database, its writers held off meanwhile. */
+  async dropDatabase(): Promise<void> {
+    if (!this.#engine.open) throw closedError()
+    for (const name of this.listCollectionNames()) this.collection(name)
+    const collections = [...this.#collections.values()]
+    const releases = await Promise.all(collections.map((c) => c.queue.hold()))
+    try {
+      for (const name of this.listCollectionNames()) await this.#engine.storage.dropCollection(this.#storageName(name))
+      for (const collection of collections) collection.reset()
+    } finally {
+      for (const release of releases) release()
+    }
+  }
+
+  /**
+   * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
+   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
+   * Process-wide, like a mongod's: it applies to every engine of the process.
+   */
+  configureFailPoint(name: FailPointName, mode: FailPointMode): void {
+    configureFailPoint(name, mode)
+  }
+
+  /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */
+  async close(): Promise<void> {
+    if (!this.#engine.open) return
+    const collections = [...this.#engine.databases.values()].flatMap((db) => [...db.#collections.values()])
+    await Promise.all(collections.map((c) => c.queue.drain()))
+    this.#engine.open = false
+    await this.#engine.storage.close()
+  }
+
+  #isDefault(): boolean {
+    return this.databaseName === this.#engine.defaultName
+  }
+
+  #storageName(collection: string): string {
+    return this.#isDefault() ? collection : `${this.databaseName}$${collection}`
+  }
+
+  /** Every document of a sibling collection, freshly decoded (for `$lookup`). */
+  #readAll(name: string): Document[] {
+    const storage = this.#engine.storage.collection(this.#storageName(name))
+    const docs: Document[] = []
+    const walk = storage.scan()
+    for (let next = walk.next(); !next.done; next = walk.next()) docs.push(decodeDocument(next.value))
+    return docs
+  }
+}

@@ -1,0 +1,104 @@
+import { compareBson } from './bson-order.js'
+import { checkFieldPath } from './check-field-path.js'
+import type { Document } from './document.js'
+
+export type SortSpec = Record<string, 1 | -1>
+
+/** An empty array sorts below null and missing, in both directions (server semantics). */
+const EMPTY_ARRAY = Object.freeze({ _bsontype: 'MinKey' })
+
+interface Entry {
+  keys: unknown[]
+  doc: Document
+}
+
+/**
+ * Collects documents and returns them in `sort` order. With a `keep` bound (skip + limit) it
+ * holds at most 2 × keep documents: whenever the buffer fills it is sorted and cut back to
+ * `keep`, so a top-k over a large scan stays small. After a cut, a document that sorts no
+ * earlier than the last one kept can never make the top `keep` (ties keep scan order), so it
+ * is dropped on arrival. Array.sort is stable, so ties keep scan order, as they do in the buffer.
+ */
+export class SortedCollector {
+  readonly #fields: [string[], 1 | -1][]
+  readonly #keep: number
+  #entries: Entry[] = []
+  /** The last entry kept by the latest cut, once the buffer has been cut to `keep`. */
+  #cutoff: Entry | undefined
+
+  constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY) {
+    this.#fields = Object.entries(sort).map(([path, dir]) => {
+      checkFieldPath(path)
+      return [path.split('.'), dir === -1 ? -1 : 1]
+    })
+    this.#keep = keep
+  }
+
+  add(doc: Document): void {
+    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir)), doc }
+    if (this.#cutoff !== undefined && this.#compare(entry, this.#cutoff) >= 0) return
+    this.#entries.push(entry)
+    if (this.#entries.length >= 2 * this.#keep) this.#compact()
+  }
+
+  result(): Document[] {
+    this.#compact()
+    return this.#entries.map((entry) => entry.doc)
+  }
+
+  #compact(): void {
+    this.#entries.sort((a, b) => this.#compare(a, b))
+    if (this.#entries.length >= this.#keep) {
+      this.#entries.length = this.#keep
+      this.#cutoff = this.#entries[this.#keep - 1]
+    }
+  }
+
+  #compare(a: Entry, b: Entry): number {
+    for (let i = 0; i < this.#fields.length; i++) {
+      const order = compareBson(a.keys[i], b.keys[i])
+      if (order !== 0) return order * this.#fields[i]![1]
+    }
+    return 0
+  }
+}
+
+/**
+ * The value a document sorts by on one field. When the path reaches arrays, the server uses
+ * the smallest element for an ascending sort and the largest for a descending one.
+ */
+export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1): unknown {
+  const candidates: unknown[] = []
+  collect(doc, path, 0, candidates)
+  let best: unknown = candidates.length === 0 ? null : candidates[0]
+  for (let i = 1; i < candidates.length; i++) {
+    if (compareBson(candidates[i], best) * dir < 0) best = candidates[i]
+  }
+  return best
+}
+
+function collect(value: unknown, path: string[], depth: number, out: unknown[]): void {
+  if (depth === path.length) {
+    if (!Array.isArray(value)) out.push(value ?? null)
+    else if (value.length === 0) out.push(EMPTY_ARRAY)
+    else out.push(...value)
+    return
+  }
+  const segment = path[depth]!
+  if (Array.isArray(value)) {
+    if (/^\d+$/.test(segment)) {
+      collect(value[Number(segment)], path, depth + 1, out)
+      return
+    }
+    for (const item of value) {
+      if (isPlainObject(item)) collect(item, path, depth, out)
+    }
+    return
+  }
+  if (isPlainObject(value)) collect(value[segment], path, depth + 1, out)
+  else out.push(null)
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+}

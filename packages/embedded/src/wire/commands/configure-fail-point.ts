@@ -1,0 +1,16 @@
+import type { Document } from '../../document.js'
+import { configureFailPoint } from '../../fail-points.js'
+import { WireError } from '../wire-error.js'
+import type { CommandContext, CommandHandler } from './command-context.js'
+
+/**
+ * `configureFailPoint` (admin database only, as on mongod): `{ configureFailPoint: 'maxTimeAlwaysTimeOut',
+ * mode: 'alwaysOn' | 'off' }`. MongoDB's own spec tests drive time-outs this way.
+ */
+function configure(command: Document, context: CommandContext): Document {
+  if (context.dbName !== 'admin') throw new WireError(13, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
+  configureFailPoint(command['configureFailPoint'], command['mode'])
+  return { ok: 1 }
+}
+
+export const FAIL_POINT_COMMANDS: Record<string, CommandHandler> = { configureFailPoint: configure }

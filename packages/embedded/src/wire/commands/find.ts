@@ -1,0 +1,91 @@
+import { Long } from 'mongodb'
+import { toSortSpec } from '../../aggregate-documents.js'
+import type { Document, FindOptions } from '../../document.js'
+import { badValue, typeMismatch } from '../wire-error.js'
+import {
+  type CommandContext,
+  type CommandHandler,
+  collectionName,
+  optionalCount,
+  optionalDocument,
+  optionalNumber,
+  refuseOptions,
+  targetCollection,
+} from './command-context.js'
+
+/** `skip`, `limit` (a negative limit means the same count) and `maxTimeMS`, shared by find and count. */
+function pageOptions(command: Document): { skip?: number, limit?: number, maxTimeMS?: number } {
+  const options: { skip?: number, limit?: number, maxTimeMS?: number } = {}
+  const skip = optionalCount(command, 'skip')
+  if (skip) options.skip = skip
+  const limit = optionalNumber(command, 'limit')
+  if (limit) options.limit = Math.abs(limit)
+  const maxTimeMS = optionalCount(command, 'maxTimeMS')
+  if (maxTimeMS) options.maxTimeMS = maxTimeMS
+  return options
+}
+
+/** find: options map onto the engine's find; the first batch comes back with a cursor id. */
+const find: CommandHandler = async (command, context) => {
+  refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData', 'let'])
+  const collection = targetCollection(command, 'find', context)
+  const options: FindOptions = {}
+  const sort = findSort(optionalDocument(command, 'sort'))
+  if (sort) options.sort = sort
+  const projection = optionalDocument(command, 'projection')
+  if (projection) options.projection = projection
+  Object.assign(options, pageOptions(command))
+  const limit = optionalNumber(command, 'limit')
+  const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
+  const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
+  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command, single)
+}
+
+/** `$natural: 1` is the engine's scan order anyway; other `$natural` orders are refused. */
+function findSort(sort: Document | undefined): Record<string, 1 | -1> | undefined {
+  if (!sort || Object.keys(sort).length === 0) return undefined
+  if (Object.hasOwn(sort, '$natural')) {
+    if (Object.keys(sort).length === 1 && Number(sort['$natural']) === 1) return undefined
+    throw badValue('$natural sort orders other than { $natural: 1 } are not supported by the embedded engine')
+  }
+  return toSortSpec(sort)
+}
+
+/** Opens a server cursor over `source` and answers with its first batch. */
+export async function firstBatch(context: CommandContext, ns: string, source: AsyncIterable<Document>, command: Document, single = false): Promise<Document> {
+  const batchSize = optionalCount(optionalDocument(command, 'cursor') ?? command, 'batchSize')
+  const batch = await context.cursors.open(ns, source, context.connectionId, batchSize, single)
+  return { cursor: { firstBatch: batch.docs, id: batch.id, ns }, ok: 1 }
+}
+
+const getMore: CommandHandler = async (command, context) => {
+  const id = toCursorId(command['getMore'])
+  const ns = `${context.dbName}.${collectionName(command['collection'], 'collection')}`
+  const batch = await context.cursors.getMore(id, ns, optionalCount(command, 'batchSize'))
+  return { cursor: { nextBatch: batch.docs, id: batch.id, ns }, ok: 1 }
+}
+
+const killCursors: CommandHandler = async (command, context) => {
+  const ns = `${context.dbName}.${collectionName(command['killCursors'], 'killCursors')}`
+  const ids = command['cursors']
+  if (!Array.isArray(ids)) throw typeMismatch("'cursors' must be an array of cursor ids")
+  const { killed, notFound } = await context.cursors.kill(ns, ids.map(toCursorId))
+  return { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 }
+}
+
+const count: CommandHandler = async (command, context) => {
+  refuseOptions(command, ['collation'])
+  const collection = targetCollection(command, 'count', context)
+  const options = pageOptions(command)
+  return { n: await collection.countDocuments(optionalDocument(command, 'query') ?? {}, options), ok: 1 }
+}
+
+/** Cursor ids are int64; small ones arrive as JS numbers (the BSON decoder promotes them). */
+function toCursorId(value: unknown): Long {
+  if (Long.isLong(value)) return value
+  if (typeof value === 'number' && Number.isInteger(value)) return Long.fromNumber(value)
+  if (typeof value === 'bigint') return Long.fromBigInt(value)
+  throw typeMismatch('cursor id must be a 64-bit integer')
+}
+
+export const FIND_COMMANDS: Record<string, CommandHandler> = { find, getMore, killCursors, count }

@@ -1,0 +1,67 @@
+import type { Document } from '../../document.js'
+import type { EmbeddedCollection } from '../../open-embedded.js'
+import { badValue, indexNotFound, namespaceNotFound, typeMismatch } from '../wire-error.js'
+import { type CommandContext, type CommandHandler, requiredArray, targetCollection } from './command-context.js'
+import { firstBatch } from './find.js'
+
+/** Index options the engine honours; any other (sparse, partial, TTL, text...) is refused. */
+const SUPPORTED_OPTIONS = new Set(['key', 'name', 'unique', 'v', 'background'])
+
+const createIndexes: CommandHandler = async (command, context) => {
+  const collection = targetCollection(command, 'createIndexes', context)
+  const existed = exists(collection, context)
+  const before = collection.listIndexes().length
+  for (const spec of requiredArray(command, 'indexes')) {
+    if (typeof spec !== 'object' || spec === null) throw typeMismatch('each index specification must be an object')
+    const unsupported = Object.keys(spec).filter((key) => !SUPPORTED_OPTIONS.has(key))
+    if (unsupported.length > 0) throw badValue(`index option(s) ${unsupported.join(', ')} not supported by the embedded engine`)
+    const options: { unique?: boolean, name?: string } = { unique: spec['unique'] === true }
+    if (typeof spec['name'] === 'string') options.name = spec['name']
+    await collection.createIndex(spec['key'] as Record<string, 1 | -1>, options)
+  }
+  const after = collection.listIndexes().length
+  if (!existed) await context.db.createCollection(collection.collectionName)
+  const reply: Document = { numIndexesBefore: before, numIndexesAfter: after, createdCollectionAutomatically: !existed, ok: 1 }
+  if (after === before) reply['note'] = 'all indexes already exist'
+  return reply
+}
+
+const listIndexes: CommandHandler = async (command, context) => {
+  const collection = targetCollection(command, 'listIndexes', context)
+  if (!exists(collection, context)) throw namespaceNotFound(`ns does not exist: ${context.dbName}.${collection.collectionName}`)
+  const specs = collection.listIndexes().map(({ name, key, unique }) => (unique ? { v: 2, key, name, unique } : { v: 2, key, name }))
+  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, toAsync(specs), command)
+}
+
+const dropIndexes: CommandHandler = async (command, context) => {
+  const collection = targetCollection(command, 'dropIndexes', context)
+  if (!exists(collection, context)) throw namespaceNotFound(`ns not found ${context.dbName}.${collection.collectionName}`)
+  const indexes = collection.listIndexes()
+  const names = toIndexNames(command['index'], indexes)
+  for (const name of names) {
+    if (!(await collection.dropIndex(name))) throw indexNotFound(`index not found with name [${name}]`)
+  }
+  return { nIndexesWas: indexes.length, ok: 1 }
+}
+
+/** `index` may be a name, `*`, a list of names, or a key pattern. */
+function toIndexNames(index: unknown, indexes: { name: string, key: Document }[]): string[] {
+  if (typeof index === 'string') return [index]
+  if (Array.isArray(index) && index.every((name) => typeof name === 'string')) return index
+  if (typeof index === 'object' && index !== null) {
+    const found = indexes.find((spec) => JSON.stringify(Object.entries(spec.key)) === JSON.stringify(Object.entries(index)))
+    if (!found) throw indexNotFound(`can't find index with key: ${JSON.stringify(index)}`)
+    return [found.name]
+  }
+  throw typeMismatch("'index' must be a name, '*', a list of names or a key pattern")
+}
+
+function exists(collection: EmbeddedCollection, context: CommandContext): boolean {
+  return context.db.listCollectionNames().includes(collection.collectionName)
+}
+
+export async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
+  yield* items
+}
+
+export const INDEX_COMMANDS: Record<string, CommandHandler> = { createIndexes, listIndexes, dropIndexes }

@@ -1,0 +1,19 @@
+import type { Document } from '../../document.js'
+import { badValue } from '../wire-error.js'
+import { type CommandHandler, requiredArray, targetCollection } from './command-context.js'
+import { runStatements, writeReply } from './write-result.js'
+
+/** insert: each document is one engine insert; failures become writeErrors with their index. */
+const insert: CommandHandler = async (command, context) => {
+  const collection = targetCollection(command, 'insert', context)
+  const documents = requiredArray(command, 'documents')
+  let n = 0
+  const writeErrors = await runStatements(documents, command['ordered'] !== false, async (doc: Document) => {
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw badValue('each inserted document must be an object')
+    await collection.insertOne(doc)
+    n++
+  })
+  return writeReply({ n }, writeErrors)
+}
+
+export const INSERT_COMMANDS: Record<string, CommandHandler> = { insert }

@@ -1,0 +1,67 @@
+import type { Document } from '../../document.js'
+import type { EmbeddedDb } from '../../open-embedded.js'
+import type { CursorRegistry } from '../cursor-registry.js'
+import { OP_QUERY, type Request } from '../messages.js'
+import { commandNotFound, illegalOperation, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
+import { AGGREGATE_COMMANDS } from './aggregate.js'
+import { COLLECTION_COMMANDS } from './collections.js'
+import type { CommandHandler } from './command-context.js'
+import { FAIL_POINT_COMMANDS } from './configure-fail-point.js'
+import { DELETE_COMMANDS } from './delete.js'
+import { DISTINCT_COMMANDS } from './distinct.js'
+import { FIND_COMMANDS } from './find.js'
+import { FIND_AND_MODIFY_COMMANDS } from './find-and-modify.js'
+import { HANDSHAKE_COMMANDS } from './handshake.js'
+import { INDEX_COMMANDS } from './indexes.js'
+import { INSERT_COMMANDS } from './insert.js'
+import { UPDATE_COMMANDS } from './update.js'
+
+const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
+  ...HANDSHAKE_COMMANDS,
+  ...FIND_COMMANDS,
+  ...DISTINCT_COMMANDS,
+  ...INSERT_COMMANDS,
+  ...UPDATE_COMMANDS,
+  ...DELETE_COMMANDS,
+  ...FIND_AND_MODIFY_COMMANDS,
+  ...AGGREGATE_COMMANDS,
+  ...INDEX_COMMANDS,
+  ...COLLECTION_COMMANDS,
+  ...FAIL_POINT_COMMANDS,
+}))
+
+/** Since MongoDB 5.1 OP_QUERY carries only the handshake; so it is here. */
+const LEGACY_COMMANDS = new Set(['hello', 'isMaster', 'ismaster'])
+const TRANSACTION_COMMANDS = new Set(['commitTransaction', 'abortTransaction'])
+
+export interface ServerState {
+  engine: EmbeddedDb
+  cursors: CursorRegistry
+  maxMessageBytes: number
+}
+
+/** Runs one command and always answers: a failure becomes `{ ok: 0, errmsg, code, codeName }`. */
+export async function runCommand(request: Request, connectionId: number, state: ServerState): Promise<Document> {
+  try {
+    const { command } = request
+    const name = Object.keys(command)[0]
+    if (name === undefined) throw new WireError(2, 'BadValue', 'empty command document')
+    if (request.header.opCode === OP_QUERY && !LEGACY_COMMANDS.has(name)) {
+      throw new WireError(352, 'UnsupportedOpQueryCommand', `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade.`)
+    }
+    if (TRANSACTION_COMMANDS.has(name) || command['txnNumber'] !== undefined || command['startTransaction'] !== undefined) {
+      throw illegalOperation('Transaction numbers are only allowed on a replica set member or mongos')
+    }
+    const handler = COMMANDS.get(name)
+    if (!handler) throw commandNotFound(name)
+    let db: EmbeddedDb
+    try {
+      db = state.engine.db(request.db)
+    } catch {
+      throw invalidNamespace(`Invalid database name: '${request.db}'`)
+    }
+    return await handler(command, { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes })
+  } catch (error) {
+    return toErrorReply(error)
+  }
+}

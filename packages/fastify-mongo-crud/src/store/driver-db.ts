@@ -1,0 +1,54 @@
+import type { Db } from 'mongodb'
+
+/**
+ * The slice of the official driver's `Db` / `Collection` API that the store layer calls.
+ * Both the driver's `Db` and the embedded engine's `EmbeddedDb` satisfy it; the assignment
+ * at the bottom makes `tsc` prove that for the driver, so the two can never drift apart.
+ */
+export type Document = Record<string, unknown>
+
+export interface DriverCursor extends AsyncIterable<Document> {
+  toArray(): Promise<Document[]>
+  close(): Promise<void>
+}
+
+export interface DriverFindOptions {
+  sort?: Record<string, 1 | -1>
+  skip?: number
+  limit?: number
+  projection?: Document
+  maxTimeMS?: number
+}
+
+export interface DriverCollection {
+  insertOne(doc: Document): Promise<{ acknowledged: boolean, insertedId: unknown }>
+  findOne(filter: Document, options?: { projection?: Document, maxTimeMS?: number }): Promise<Document | null>
+  find(filter: Document, options?: DriverFindOptions): DriverCursor
+  countDocuments(filter: Document, options?: { maxTimeMS?: number }): Promise<number>
+  findOneAndReplace(
+    filter: Document,
+    replacement: Document,
+    options: { returnDocument: 'after', maxTimeMS?: number }
+  ): Promise<Document | null>
+  findOneAndUpdate(
+    filter: Document,
+    update: Document,
+    options: { returnDocument: 'after', arrayFilters?: Document[], projection?: Document, maxTimeMS?: number }
+  ): Promise<Document | null>
+  updateOne(
+    filter: Document,
+    update: Document,
+    options?: { arrayFilters?: Document[], maxTimeMS?: number }
+  ): Promise<{ matchedCount: number, modifiedCount: number }>
+  deleteOne(filter: Document, options?: { maxTimeMS?: number }): Promise<{ deletedCount: number }>
+  deleteMany(filter: Document, options?: { maxTimeMS?: number }): Promise<{ deletedCount: number }>
+  aggregate(pipeline: Document[], options?: { maxTimeMS?: number }): DriverCursor
+  createIndex(keys: Record<string, 1 | -1>, options?: { unique?: boolean, name?: string }): Promise<string>
+}
+
+export interface DriverDb {
+  collection(name: string): DriverCollection
+}
+
+// Compile-time proof that the official driver's Db fits the shape above.
+export const driverDbFits = (db: Db): DriverDb => db
