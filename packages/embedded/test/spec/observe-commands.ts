@@ -1,0 +1,64 @@
+import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, Document, MongoClient } from 'mongodb'
+import { isDocument, matchValue, show } from './match.ts'
+
+type EventName = 'commandStartedEvent' | 'commandSucceededEvent' | 'commandFailedEvent'
+
+interface ObservedEvent {
+  type: EventName
+  commandName: string
+  databaseName: string
+  command?: Document
+  reply?: Document
+}
+
+/** Commands the format says a runner never reports: fail point setup and the sensitive handshake and auth commands. */
+const IGNORED_COMMANDS = new Set(['configureFailPoint', 'hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'getnonce', 'authenticate', 'createUser', 'updateUser', 'copydbgetnonce', 'copydbsaslstart', 'copydb'])
+
+/**
+ * Records a client entity's command monitoring events of the kinds its `observeEvents` names
+ * (the client must be created with `monitorCommands: true`), in the order they happen.
+ */
+export function observeCommands(client: MongoClient, observe: string[], ignore: string[]): ObservedEvent[] {
+  const events: ObservedEvent[] = []
+  const ignored = new Set([...IGNORED_COMMANDS, ...ignore])
+  const record = (type: EventName) => (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
+    if (ignored.has(event.commandName)) return
+    const observed: ObservedEvent = { type, commandName: event.commandName, databaseName: event.databaseName }
+    if ('command' in event) observed.command = withPlainMaps(event.command)
+    if ('reply' in event) observed.reply = event.reply as Document
+    events.push(observed)
+  }
+  if (observe.includes('commandStartedEvent')) client.on('commandStarted', record('commandStartedEvent'))
+  if (observe.includes('commandSucceededEvent')) client.on('commandSucceeded', record('commandSucceededEvent'))
+  if (observe.includes('commandFailedEvent')) client.on('commandFailed', record('commandFailedEvent'))
+  return events
+}
+
+/** The driver builds some command fields (`sort`) as Maps to keep key order; the matcher compares plain documents. */
+function withPlainMaps(command: Document): Document {
+  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, value instanceof Map ? Object.fromEntries(value) : value]))
+}
+
+/** One `expectEvents` entry against what a client observed; undefined when they match. */
+export function checkCommandEvents(expected: Document[], observed: ObservedEvent[], ignoreExtraEvents: boolean): string | undefined {
+  const tooMany = ignoreExtraEvents ? false : observed.length > expected.length
+  if (observed.length < expected.length || tooMany) {
+    return `expected ${expected.length} command events, observed ${observed.length}: ${observed.map((event) => `${event.type.replace('Event', '')} ${event.commandName}`).join(', ')}`
+  }
+  for (const [index, wanted] of expected.entries()) {
+    const [type, fields] = Object.entries(wanted)[0] as [string, Document]
+    const event = observed[index]!
+    if (event.type !== type) return `event ${index}: expected ${type} ${String(fields['commandName'] ?? '')}, observed ${event.type} ${event.commandName}`
+    for (const key of ['commandName', 'databaseName'] as const) {
+      if (fields[key] !== undefined && fields[key] !== event[key]) return `event ${index}: expected ${key} ${String(fields[key])}, observed ${event[key]}`
+    }
+    for (const key of ['command', 'reply'] as const) {
+      if (!isDocument(fields[key])) continue
+      const mismatch = matchValue(fields[key], event[key])
+      if (mismatch) return `event ${index} (${event.commandName}) ${key}: ${mismatch}`
+    }
+    const unchecked = Object.keys(fields).filter((key) => !['commandName', 'databaseName', 'command', 'reply'].includes(key))
+    if (unchecked.length > 0) return `event ${index}: the runner does not check ${unchecked.join(', ')} (${show(fields)})`
+  }
+  return undefined
+}

@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs'
+import { BSON, type Collection, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
+import { matchDocumentList, matchValue, show } from './match.ts'
+import { checkCommandEvents, observeCommands } from './observe-commands.ts'
+import { checkExpectedError, describeError, type Entity, type ExpectedError, runOperation, type UnifiedOperation } from './run-operation.ts'
+import { UnifiedTestFailure } from './unified-test-failure.ts'
+
+/** One file of the unified test format (only the parts a CRUD file uses). */
+export interface UnifiedFile {
+  description: string
+  schemaVersion: string
+  runOnRequirements?: RunOnRequirement[]
+  createEntities?: Document[]
+  initialData?: CollectionData[]
+  tests: UnifiedTest[]
+}
+
+export interface UnifiedTest {
+  description: string
+  runOnRequirements?: RunOnRequirement[]
+  skipReason?: string
+  operations: (UnifiedOperation & { expectResult?: unknown, expectError?: ExpectedError, saveResultAsEntity?: string, ignoreResultAndError?: boolean })[]
+  expectEvents?: { client: string, eventType?: string, events: Document[], ignoreExtraEvents?: boolean }[]
+  outcome?: CollectionData[]
+}
+
+interface RunOnRequirement {
+  minServerVersion?: string
+  maxServerVersion?: string
+  topologies?: string[]
+  serverless?: 'require' | 'forbid' | 'allow'
+  auth?: boolean
+  csfle?: boolean
+  serverParameters?: Document
+}
+
+interface CollectionData {
+  collectionName: string
+  databaseName: string
+  createOptions?: Document
+  documents: Document[]
+}
+
+/** What the runOnRequirements are checked against: what the server says of itself. */
+export interface ServerFacts {
+  version: string
+  topology: 'single' | 'replicaset' | 'sharded' | 'load-balanced'
+}
+
+/** Extended JSON in relaxed mode: numbers stay JS numbers, so they can be passed as driver options. */
+export function loadUnifiedFile(path: string): UnifiedFile {
+  return BSON.EJSON.parse(readFileSync(path, 'utf8'), { relaxed: true }) as UnifiedFile
+}
+
+export async function describeServer(client: MongoClient): Promise<ServerFacts> {
+  const admin = client.db('admin')
+  const info = await admin.command({ buildInfo: 1 })
+  const hello = await admin.command({ hello: 1 })
+  const topology = hello['msg'] === 'isdbgrid' ? 'sharded' : hello['setName'] ? 'replicaset' : 'single'
+  return { version: String(info['version']), topology }
+}
+
+/** Why a standalone of the reported version cannot run this test, or undefined when it can. */
+export function skipReason(file: UnifiedFile, test: UnifiedTest, server: ServerFacts): string | undefined {
+  if (test.skipReason) return `the file says: ${test.skipReason}`
+  for (const requirements of [file.runOnRequirements, test.runOnRequirements]) {
+    if (!requirements) continue
+    const reasons = requirements.map((requirement) => unmetRequirement(requirement, server))
+    if (reasons.every((reason) => reason !== undefined)) return reasons.join('; or ')
+  }
+  return undefined
+}
+
+function unmetRequirement(requirement: RunOnRequirement, server: ServerFacts): string | undefined {
+  if (requirement.minServerVersion && compareVersions(server.version, requirement.minServerVersion) < 0) {
+    return `needs MongoDB ${requirement.minServerVersion}, the server reports ${server.version}`
+  }
+  if (requirement.maxServerVersion && compareVersions(server.version, requirement.maxServerVersion) > 0) {
+    return `needs MongoDB at most ${requirement.maxServerVersion}, the server reports ${server.version}`
+  }
+  if (requirement.topologies && !requirement.topologies.includes(server.topology)) {
+    return `needs a ${requirement.topologies.join('/')} topology, the server is ${server.topology}`
+  }
+  if (requirement.serverless === 'require') return 'needs serverless'
+  if (requirement.auth === true) return 'needs authentication'
+  if (requirement.csfle === true) return 'needs client-side field level encryption'
+  if (requirement.serverParameters) return 'needs server parameters the runner does not check'
+  return undefined
+}
+
+/** Dotted versions by number, a missing part counting as 0 ("4.2" equals "4.2.0"). */
+export function compareVersions(a: string, b: string): number {
+  const left = a.split('.').map(Number)
+  const right = b.split('.').map(Number)
+  for (let index = 0; index < Math.max(left.length, right.length); index++) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0)
+    if (difference !== 0) return Math.sign(difference)
+  }
+  return 0
+}
+
+/**
+ * Runs one test: initialData through the internal client, the entities, each operation with its
+ * expected result or error, the command events, then the outcome. Throws a UnifiedTestFailure on
+ * the first difference.
+ */
+export async function runUnifiedTest(file: UnifiedFile, test: UnifiedTest, uri: string, internal: MongoClient): Promise<void> {
+  await loadInitialData(internal, file.initialData ?? [])
+  const entities = new Map<string, Entity>()
+  const clients: MongoClient[] = []
+  const events = new Map<string, ReturnType<typeof observeCommands>>()
+  const failPoints: { client: MongoClient, name: string }[] = []
+  try {
+    for (const entity of file.createEntities ?? []) await createEntity(entity, uri, entities, clients, events)
+    for (const [index, operation] of test.operations.entries()) {
+      const label = `operation ${index} (${operation.name})`
+      let result: unknown
+      let error: unknown
+      let threw = false
+      try {
+        result = await runOperation(operation, entities, failPoints)
+      } catch (caught) {
+        if (caught instanceof UnifiedTestFailure) throw caught
+        threw = true
+        error = caught
+      }
+      if (operation.ignoreResultAndError) continue
+      if (operation.expectError) {
+        if (!threw) throw new UnifiedTestFailure('silent', `${label}: expected an error ${show(operation.expectError)}, it succeeded with ${show(result)}`)
+        const mismatch = checkExpectedError(operation.expectError, error)
+        if (mismatch) throw new UnifiedTestFailure(mismatch.kind, `${label}: ${mismatch.message}`)
+        continue
+      }
+      if (threw) throw new UnifiedTestFailure('refusal', `${label} threw ${describeError(error)}`)
+      if (operation.saveResultAsEntity) entities.set(operation.saveResultAsEntity, result as Entity)
+      if ('expectResult' in operation) {
+        const mismatch = Array.isArray(operation.expectResult) && isDocumentList(operation.name)
+          ? matchDocumentList(operation.expectResult, result as unknown[])
+          : matchValue(operation.expectResult, result)
+        if (mismatch) throw new UnifiedTestFailure('silent', `${label} result: ${mismatch}`)
+      }
+    }
+    for (const expected of test.expectEvents ?? []) {
+      if ((expected.eventType ?? 'command') !== 'command') throw new UnifiedTestFailure('runner', `the runner does not check ${expected.eventType} events`)
+      const observed = events.get(expected.client)
+      if (!observed) throw new UnifiedTestFailure('runner', `expectEvents names ${expected.client}, which observes no events`)
+      const mismatch = checkCommandEvents(expected.events, observed, expected.ignoreExtraEvents ?? false)
+      if (mismatch) throw new UnifiedTestFailure('events', `${expected.client} ${mismatch}`)
+    }
+    for (const expected of test.outcome ?? []) await checkOutcome(internal, expected)
+  } finally {
+    for (const { client, name } of failPoints) await client.db('admin').command({ configureFailPoint: name, mode: 'off' }).catch(() => undefined)
+    await Promise.all(clients.map((client) => client.close()))
+  }
+}
+
+/** Operations whose expected array holds root-level documents (extra keys allowed in each). */
+function isDocumentList(operationName: string): boolean {
+  return ['find', 'aggregate', 'listIndexes', 'listCollections'].includes(operationName)
+}
+
+async function loadInitialData(internal: MongoClient, data: CollectionData[]): Promise<void> {
+  for (const { databaseName, collectionName, createOptions, documents } of data) {
+    const db = internal.db(databaseName)
+    await db.dropCollection(collectionName, { writeConcern: { w: 'majority' } }).catch(() => undefined)
+    await db.createCollection(collectionName, { ...createOptions, writeConcern: { w: 'majority' } })
+    if (documents.length > 0) await db.collection(collectionName).insertMany(documents, { writeConcern: { w: 'majority' } })
+  }
+}
+
+async function createEntity(entity: Document, uri: string, entities: Map<string, Entity>, clients: MongoClient[], events: Map<string, ReturnType<typeof observeCommands>>): Promise<void> {
+  const [kind, spec] = Object.entries(entity)[0] as [string, Document]
+  const id = String(spec['id'])
+  if (kind === 'client') {
+    // forceServerObjectId: the driver then sends `_id: null` as written instead of replacing it with a
+    // new ObjectId, so what an insert stores is the server's decision (the create-null-ids tests).
+    const observe = (spec['observeEvents'] as string[] | undefined) ?? []
+    const options: MongoClientOptions = {
+      serverSelectionTimeoutMS: 5000,
+      forceServerObjectId: true,
+      monitorCommands: observe.length > 0,
+      ...(spec['uriOptions'] as MongoClientOptions | undefined),
+    }
+    const client = new MongoClient(uri, options)
+    clients.push(client)
+    if (observe.length > 0) events.set(id, observeCommands(client, observe, (spec['ignoreCommandMonitoringEvents'] as string[] | undefined) ?? []))
+    await client.connect()
+    entities.set(id, client)
+    return
+  }
+  if (kind === 'database') {
+    const client = entities.get(String(spec['client']))
+    if (!(client instanceof MongoClient)) throw new UnifiedTestFailure('runner', `database ${id}: no client ${String(spec['client'])}`)
+    entities.set(id, client.db(String(spec['databaseName']), spec['databaseOptions'] as Document | undefined))
+    return
+  }
+  if (kind === 'collection') {
+    const db = entities.get(String(spec['database'])) as Db | undefined
+    if (!db) throw new UnifiedTestFailure('runner', `collection ${id}: no database ${String(spec['database'])}`)
+    entities.set(id, db.collection(String(spec['collectionName']), spec['collectionOptions'] as Document | undefined))
+    return
+  }
+  throw new UnifiedTestFailure('runner', `the runner does not create ${kind} entities`)
+}
+
+/** The collection holds exactly these documents, by `_id` ascending; numbers compare by value. */
+async function checkOutcome(internal: MongoClient, expected: CollectionData): Promise<void> {
+  const collection: Collection = internal.db(expected.databaseName).collection(expected.collectionName)
+  const actual = await collection.find({}, { sort: { _id: 1 }, readConcern: { level: 'local' } }).toArray()
+  const mismatch = actual.length !== expected.documents.length
+    ? `expected ${expected.documents.length} documents, got ${actual.length}: ${show(actual)}`
+    : expected.documents.map((document, index) => matchValue(document, actual[index], { root: false })).find((line) => line !== undefined)
+  if (mismatch) throw new UnifiedTestFailure('silent', `outcome of ${expected.databaseName}.${expected.collectionName}: ${mismatch}`)
+}
