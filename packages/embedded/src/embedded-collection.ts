@@ -183,11 +183,14 @@ export class EmbeddedCollection {
   }
 }
 
+/**
+ * The driver's own check, on the first key: an update must start with an operator. A document that
+ * then mixes in plain fields is the server's to refuse (FailedToParse, 9, from isOperatorUpdate).
+ */
 function assertOperators(update: Document): void {
   const keys = typeof update === 'object' && update !== null && !Array.isArray(update) ? Object.keys(update) : []
-  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
-    throw invalidArgumentError('Update document requires atomic operators')
-  }
+  if (keys.length === 0 || !keys[0]!.startsWith('$')) throw invalidArgumentError('Update document requires atomic operators')
+  isOperatorUpdate(update)
 }
 
 /** Runs findAndModify (`change` null removes) and answers as the findOneAnd* methods do. */

@@ -124,6 +124,20 @@ describe('commands through the official driver', () => {
       assert.deepEqual({ ...missed }, { value: null, lastErrorObject: { n: 0, updatedExisting: false }, ok: 1 })
     })
 
+    it('refuses an update that mixes operators and fields with FailedToParse (9), as the server, in update and findAndModify', async () => {
+      await coll('mixed').insertOne({ _id: 1 })
+      const mixed = { $set: { a: 1 }, b: 1 } as MongoDocument
+      await assert.rejects(coll('mixed').updateOne({ _id: 1 }, mixed), { code: 9 })
+      await assert.rejects(coll('mixed').findOneAndUpdate({ _id: 1 }, mixed), { code: 9 })
+      assert.deepEqual(await coll('mixed').findOne({ _id: 1 }), { _id: 1 })
+    })
+
+    it('refuses a bad projection of findAndModify before changing anything', async () => {
+      await coll('projected').insertOne({ _id: 1, n: 1 })
+      await assert.rejects(coll('projected').findOneAndUpdate({ _id: 1 }, { $set: { n: 2 } }, { projection: { '__proto__.x': 1 } as MongoDocument }), { code: 2 })
+      assert.deepEqual(await coll('projected').findOne({ _id: 1 }), { _id: 1, n: 1 })
+    })
+
     it('refuses a sort order other than 1 and -1, and $natural orders but { $natural: 1 }, in find and findAndModify', async () => {
       const raw = await RawClient.open(wire().server)
       try {
