@@ -4,6 +4,7 @@ import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
+import { toSortSpec } from './sort-spec.js'
 
 const MATCH: ReadonlySet<string> = new Set(['$match'])
 
@@ -66,20 +67,4 @@ function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number): 
   const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY)
   for (const doc of docs) collector.add(doc)
   return collector.result()
-}
-
-/** Validates a sort specification: a non-empty object of 1 / -1 (`$meta` sorts are refused). */
-export function toSortSpec(value: unknown): SortSpec {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
-    throw badValueError('$sort key specification must be a non-empty object')
-  }
-  const spec: SortSpec = {}
-  for (const [path, dir] of Object.entries(value)) {
-    const number = Number(dir)
-    if (number !== 1 && number !== -1) {
-      throw badValueError(`$sort key ordering must be 1 (for ascending) or -1 (for descending); got ${JSON.stringify(dir)} for '${path}'`)
-    }
-    spec[path] = number
-  }
-  return spec
 }

@@ -6,28 +6,47 @@ import { checkId } from './check-id.js'
 import { CollectionCore, type Namespace } from './collection-core.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
+import { distinctValues } from './distinct-values.js'
 import type { Document, FindOptions } from './document.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
-import { type FindAndModifyOptions, type FindAndModifyResult, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
+import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { compileProjection, readDocuments } from './read-documents.js'
-import type { SortSpec } from './sort-documents.js'
+import { toFindSort } from './sort-spec.js'
 
 type ReturnDocument = 'before' | 'after'
 
-interface FindOneAndOptions {
-  returnDocument?: ReturnDocument
-  projection?: Document
-  sort?: SortSpec
-  upsert?: boolean
-  arrayFilters?: Document[]
-  maxTimeMS?: number
+/** Options of findOneAndUpdate and findOneAndReplace, as the driver's. */
+export interface FindOneAndOptions {
+  returnDocument?: ReturnDocument | undefined
+  projection?: Document | undefined
+  /** The first match in this order is changed: `{ field: 1 | -1 }` (`{ $natural: 1 }`: scan order). */
+  sort?: Record<string, 1 | -1> | undefined
+  upsert?: boolean | undefined
+  arrayFilters?: Document[] | undefined
+  maxTimeMS?: number | undefined
+  /** Answer a `ModifyResult` (the document with what happened) instead of the document alone. */
+  includeResultMetadata?: boolean | undefined
 }
 
+export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata'>
+
+/** What a findOneAnd* method answers with `includeResultMetadata: true`, as the driver's `ModifyResult`. */
+export interface ModifyResult {
+  /** The document before the change, or after it with `returnDocument: 'after'`; null when none matched. */
+  value: Document | null
+  /** `n`: documents found or upserted (0 or 1); `updatedExisting`: a matched document was changed; `upserted`: the new `_id`. */
+  lastErrorObject: { n: number, updatedExisting: boolean, upserted?: unknown }
+  ok: 1
+}
+
+type WithMetadata<O> = O & { includeResultMetadata: true }
+type WithoutMetadata<O> = O & { includeResultMetadata?: false }
+
 /**
- * One collection of the embedded engine, with the driver's `Collection` semantics for the
- * methods in `DriverCollection` (and the few more the wire server needs). Reads run directly
+ * One collection of the embedded engine, with the official driver's `Collection` semantics for
+ * the methods it has (the wire server uses no others). Reads run directly
  * against storage; every write runs in the collection's write queue and awaits its durable
  * commit before the next one starts.
  */
@@ -75,26 +94,29 @@ export class EmbeddedCollection {
     return count
   }
 
-  async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
+  findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
+  findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
+  async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
     if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
-    const project = compileProjection(options.projection)
-    return projected(project, await findAndModify(this.#core, filter, replacement, toFindAndModify(options)))
+    return answer(this.#core, filter, replacement, options)
   }
 
-  async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<Document | null> {
+  findOneAndUpdate(filter: Document, update: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
+  findOneAndUpdate(filter: Document, update: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
+  async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
     assertOperators(update)
-    const project = compileProjection(options.projection)
-    return projected(project, await findAndModify(this.#core, filter, update, toFindAndModify(options)))
+    return answer(this.#core, filter, update, options)
   }
 
-  async findOneAndDelete(filter: Document, options: { sort?: SortSpec, projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
-    const project = compileProjection(options.projection)
-    return projected(project, await findAndModify(this.#core, filter, null, options))
+  findOneAndDelete(filter: Document, options: WithMetadata<FindOneAndDeleteOptions>): Promise<ModifyResult>
+  findOneAndDelete(filter: Document, options?: WithoutMetadata<FindOneAndDeleteOptions>): Promise<Document | null>
+  async findOneAndDelete(filter: Document, options: FindOneAndDeleteOptions = {}): Promise<ModifyResult | Document | null> {
+    return answer(this.#core, filter, null, options)
   }
 
-  /** The findAndModify command: `change` null removes; the result says what happened. */
-  findAndModify(filter: Document, change: Document | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
-    return findAndModify(this.#core, filter, change, options)
+  /** The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON order. */
+  async distinct(key: string, filter: Document = {}, options: { maxTimeMS?: number } = {}): Promise<unknown[]> {
+    return distinctValues(this.find(filter, options), key)
   }
 
   async updateOne(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
@@ -161,18 +183,24 @@ export class EmbeddedCollection {
   }
 }
 
+/**
+ * The driver's own check, on the first key: an update must start with an operator. A document that
+ * then mixes in plain fields is the server's to refuse (FailedToParse, 9, from isOperatorUpdate).
+ */
 function assertOperators(update: Document): void {
   const keys = typeof update === 'object' && update !== null && !Array.isArray(update) ? Object.keys(update) : []
-  if (keys.length === 0 || !keys.every((k) => k.startsWith('$'))) {
-    throw invalidArgumentError('Update document requires atomic operators')
-  }
+  if (keys.length === 0 || !keys[0]!.startsWith('$')) throw invalidArgumentError('Update document requires atomic operators')
+  isOperatorUpdate(update)
 }
 
-/** The findOneAnd* answer: the document, projected as the driver's `projection` option asks. */
-function projected(project: (doc: Document) => Document, result: FindAndModifyResult): Document | null {
-  return result.value === null ? null : project(result.value)
-}
-
-function toFindAndModify({ projection: _projected, ...options }: FindOneAndOptions) {
-  return { ...options, returnNew: options.returnDocument === 'after' }
+/** Runs findAndModify (`change` null removes) and answers as the findOneAnd* methods do. */
+async function answer(core: CollectionCore, filter: Document, change: Document | null, options: FindOneAndOptions): Promise<ModifyResult | Document | null> {
+  const project = compileProjection(options.projection)
+  const { returnDocument, projection: _projection, includeResultMetadata, sort, ...rest } = options
+  const result = await findAndModify(core, filter, change, { ...rest, sort: toFindSort(sort), returnNew: returnDocument === 'after' })
+  const value = result.value === null ? null : project(result.value)
+  if (!includeResultMetadata) return value
+  const lastErrorObject: ModifyResult['lastErrorObject'] = { n: result.n, updatedExisting: result.updatedExisting }
+  if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId
+  return { value, lastErrorObject, ok: 1 }
 }

@@ -1,8 +1,11 @@
 import { decodeDocument } from './bson-codec.js'
+import { compileFilter } from './compile-filter.js'
+import { EmbeddedCursor } from './cursor.js'
 import type { Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, invalidArgumentError } from './errors.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
+import { ID_INDEX } from './index-catalog.js'
 import type { Storage } from './persist/storage.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
@@ -12,6 +15,15 @@ interface Engine {
   /** The database `openEmbedded()` returns; its collections keep their plain storage names. */
   defaultName: string
   databases: Map<string, EmbeddedDb>
+}
+
+/** One entry of `listCollections`, as the server describes a plain collection (`nameOnly`: name and type). */
+export type CollectionInfo = {
+  name: string
+  type: 'collection'
+  options?: Document
+  info?: { readOnly: boolean }
+  idIndex?: { v: number, key: { _id: 1 }, name: string }
 }
 
 /**
@@ -66,6 +78,26 @@ export class EmbeddedDb {
       .map((stored) => stored.slice(prefix.length))
   }
 
+  /**
+   * The collections of this database whose description matches `filter` (a query on the
+   * `CollectionInfo` fields, e.g. `{ name: /^log/ }`), by name, as the driver's
+   * `db.listCollections(filter, { nameOnly })`; read when the cursor is first read.
+   */
+  listCollections(filter: Document = {}, options: { nameOnly?: boolean } = {}): EmbeddedCursor {
+    if (!this.#engine.open) throw closedError()
+    const list = () => this.listCollectionNames().sort()
+    return new EmbeddedCursor(function* (): Generator<Document, undefined> {
+      const matches = compileFilter(filter)
+      for (const name of list()) {
+        const info: CollectionInfo = options.nameOnly
+          ? { name, type: 'collection' }
+          : { name, type: 'collection', options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: ID_INDEX } }
+        if (matches(info)) yield info
+      }
+      return undefined
+    }, undefined)
+  }
+
   /** Names of every database of the engine that holds at least one collection. */
   listDatabaseNames(): string[] {
     if (!this.#engine.open) throw closedError()
@@ -115,7 +147,8 @@ export class EmbeddedDb {
   /**
    * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
    * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
-   * Process-wide, like a mongod's: it applies to every engine of the process.
+   * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name or
+   * mode is refused with BadValue (code 2), whatever the caller's types said.
    */
   configureFailPoint(name: FailPointName, mode: FailPointMode): void {
     configureFailPoint(name, mode)

@@ -8,6 +8,7 @@ import { MINGO_OPTIONS } from './mingo-options.js'
 import type { CollectionStorage } from './persist/storage.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector } from './sort-documents.js'
+import { toFindSort } from './sort-spec.js'
 
 /** Where a read finds its documents: the storage, and the index lookups (collection-core.ts). */
 export interface ReadSource {
@@ -29,9 +30,10 @@ export function* readDocuments(
   const skip = Math.max(0, options.skip ?? 0)
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
   const project = compileProjection(options.projection)
+  const sort = toFindSort(options.sort)
   let found = scanDocuments(source.storage, source.pointKeys(filter), matches, deadline)
-  if (options.sort && Object.keys(options.sort).length > 0) {
-    const collector = new SortedCollector(options.sort, skip + limit)
+  if (sort) {
+    const collector = new SortedCollector(sort, skip + limit)
     for (const doc of found) collector.add(doc)
     found = collector.result()[Symbol.iterator]() as Generator<Document, undefined>
   }

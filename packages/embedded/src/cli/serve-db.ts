@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises'
-import { openEmbedded } from '../open-embedded.js'
-import { startWireServer } from '../wire/wire-server.js'
+import { openEmbedded, startWireServer } from '../index.js'
 import type { DbCommand } from './parse-args.js'
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { BSON, Long } from 'mongodb'
-import type { Document } from '../document.js'
+import type { Document } from '../index.js'
 import { cursorNotFound, operationFailed } from './wire-error.js'
 
 /** The server's default first batch, in documents. */

@@ -1,5 +1,5 @@
 import { BSON } from 'mongodb'
-import type { Document } from '../document.js'
+import type { Document } from '../index.js'
 import { invalidBson, protocolError } from './wire-error.js'
 
 export const OP_REPLY = 1

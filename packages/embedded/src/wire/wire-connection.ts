@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net'
-import type { Document } from '../document.js'
+import type { Document } from '../index.js'
 import { FrameReader } from './frame-reader.js'
 import { encodeOpMsg, encodeOpReply, OP_COMPRESSED, OP_MSG, OP_QUERY, parseOpMsg, parseOpQuery, type Request, readHeader } from './messages.js'
 import { toErrorReply } from './wire-error.js'

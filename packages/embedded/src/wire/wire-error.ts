@@ -1,5 +1,5 @@
 import { MongoError, MongoServerError } from 'mongodb'
-import type { Document } from '../document.js'
+import type { Document } from '../index.js'
 
 /**
  * An error the wire server answers with `{ ok: 0, errmsg, code, codeName }`. Engine errors

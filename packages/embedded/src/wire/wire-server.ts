@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net'
-import type { EmbeddedDb } from '../open-embedded.js'
+import type { EmbeddedDb } from '../index.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
 import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
 import { WireConnection } from './wire-connection.js'

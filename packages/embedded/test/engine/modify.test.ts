@@ -40,10 +40,10 @@ for (const kind of ENGINES) {
       assert.equal((await coll.replaceOne({ _id: 7 }, { x: 1 }, { upsert: true })).upsertedId, 7)
     })
 
-    it('findAndModify picks the first match in sort order and returns before or after', async () => {
-      const before = await coll.findAndModify({ tag: 'even' }, { $set: { hit: 1 } }, { sort: { n: -1 } })
-      assert.deepEqual(before, { value: { _id: 4, n: 4, tag: 'even' }, n: 1, updatedExisting: true })
-      const removed = await coll.findAndModify({}, null, { sort: { n: -1 } })
+    it('findOneAndUpdate and findOneAndDelete pick the first match in sort order and answer the result metadata', async () => {
+      const before = await coll.findOneAndUpdate({ tag: 'even' }, { $set: { hit: 1 } }, { sort: { n: -1 }, includeResultMetadata: true })
+      assert.deepEqual(before, { value: { _id: 4, n: 4, tag: 'even' }, lastErrorObject: { n: 1, updatedExisting: true }, ok: 1 })
+      const removed = await coll.findOneAndDelete({}, { sort: { n: -1 }, includeResultMetadata: true })
       assert.equal(removed.value?.['_id'], 5)
       assert.equal(await coll.countDocuments({}), 4)
     })

@@ -96,6 +96,12 @@ describe('commands through the official driver', () => {
       assert.deepEqual(await coll('dist').distinct('t'), [2, 'a', 'b'])
     })
 
+    it('answers distinct values of a dotted path among the matches of a query, and refuses an empty key', async () => {
+      await coll('dist2').insertMany([{ a: [{ b: 2 }, { b: 1 }], keep: true }, { a: { b: 1 }, keep: true }, { a: { b: 9 } }])
+      assert.deepEqual(await coll('dist2').distinct('a.b', { keep: true }), [1, 2])
+      await assert.rejects(coll('dist2').distinct(''), { code: 14 })
+    })
+
     it('returns the document before or after, in sort order, and removes', async () => {
       const before = await coll('dl').findOneAndUpdate({}, { $set: { seen: true } }, { sort: { _id: -1 } })
       assert.deepEqual(before, { _id: 9, even: false })
@@ -105,6 +111,46 @@ describe('commands through the official driver', () => {
       assert.equal(removed?.['_id'], 7)
       const upserted = await coll('dl').findOneAndUpdate({ _id: 42 }, { $set: { up: 1 } }, { upsert: true, returnDocument: 'after' })
       assert.deepEqual(upserted, { _id: 42, up: 1 })
+    })
+
+    it('answers the result metadata of findOneAndUpdate, findOneAndReplace and findOneAndDelete', async () => {
+      const fam = coll('fam')
+      await fam.insertMany([{ _id: 1, n: 1 }, { _id: 2, n: 2 }])
+      const upserted = await fam.findOneAndUpdate({ _id: 43 }, { $set: { n: 43 } }, { upsert: true, includeResultMetadata: true })
+      assert.deepEqual({ ...upserted }, { value: null, lastErrorObject: { n: 1, updatedExisting: false, upserted: 43 }, ok: 1 })
+      const replaced = await fam.findOneAndReplace({ n: { $lt: 10 } }, { n: 20 }, { sort: { n: -1 }, projection: { n: 1 }, returnDocument: 'after', includeResultMetadata: true })
+      assert.deepEqual({ ...replaced }, { value: { _id: 2, n: 20 }, lastErrorObject: { n: 1, updatedExisting: true }, ok: 1 })
+      const missed = await fam.findOneAndDelete({ n: 99 }, { includeResultMetadata: true })
+      assert.deepEqual({ ...missed }, { value: null, lastErrorObject: { n: 0, updatedExisting: false }, ok: 1 })
+    })
+
+    it('refuses an update that mixes operators and fields with FailedToParse (9), as the server, in update and findAndModify', async () => {
+      await coll('mixed').insertOne({ _id: 1 })
+      const mixed = { $set: { a: 1 }, b: 1 } as MongoDocument
+      await assert.rejects(coll('mixed').updateOne({ _id: 1 }, mixed), { code: 9 })
+      await assert.rejects(coll('mixed').findOneAndUpdate({ _id: 1 }, mixed), { code: 9 })
+      assert.deepEqual(await coll('mixed').findOne({ _id: 1 }), { _id: 1 })
+    })
+
+    it('refuses a bad projection of findAndModify before changing anything', async () => {
+      await coll('projected').insertOne({ _id: 1, n: 1 })
+      await assert.rejects(coll('projected').findOneAndUpdate({ _id: 1 }, { $set: { n: 2 } }, { projection: { '__proto__.x': 1 } as MongoDocument }), { code: 2 })
+      assert.deepEqual(await coll('projected').findOne({ _id: 1 }), { _id: 1, n: 1 })
+    })
+
+    it('refuses a sort order other than 1 and -1, and $natural orders but { $natural: 1 }, in find and findAndModify', async () => {
+      const raw = await RawClient.open(wire().server)
+      try {
+        for (const sort of [{ n: 2 }, { n: 'up' }, { $natural: -1 }]) {
+          assert.equal((await raw.command({ find: 'dl', sort })).code, 2, JSON.stringify(sort))
+          assert.equal((await raw.command({ findAndModify: 'dl', sort, remove: true })).code, 2, JSON.stringify(sort))
+        }
+        const natural = await raw.command({ find: 'dl', filter: { _id: { $lt: 4 } }, sort: { $natural: 1 } })
+        const { firstBatch } = natural['cursor'] as { firstBatch: { _id: number }[] }
+        assert.deepEqual(firstBatch.map((d) => d._id), [1, 3])
+      } finally {
+        raw.close()
+      }
     })
   })
 
@@ -160,6 +206,11 @@ describe('commands through the official driver', () => {
       assert.ok(names.includes('ix') && !names.includes('keep'))
       assert.equal(await coll('ix').drop(), true)
       assert.ok(!(await wire().client.db('test').listCollections({ name: 'ix' }).toArray()).length)
+      await other.createCollection('kept')
+      assert.deepEqual(await other.listCollections({ name: /^ke/ }, { nameOnly: true }).toArray(), [{ name: 'keep', type: 'collection' }, { name: 'kept', type: 'collection' }])
+      assert.deepEqual(await other.listCollections({ name: 'kept', 'info.readOnly': false }).toArray(), [
+        { name: 'kept', type: 'collection', options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: '_id_' } },
+      ])
       await wire().client.db('scratch').collection('gone').insertOne({ y: 1 })
       await wire().client.db('scratch').dropDatabase()
       assert.equal(await wire().client.db('scratch').collection('gone').countDocuments(), 0)
@@ -179,6 +230,15 @@ describe('commands through the official driver', () => {
 
     it('refuses $where: scripts never run inside the server', async () => {
       await assert.rejects(coll('dl').find({ $where: 'true' }).toArray(), MongoServerError)
+    })
+
+    it('refuses $function, $accumulator, $merge and index options other than unique and name', async () => {
+      const script = { $function: { body: 'function () { return true }', args: [], lang: 'js' } }
+      await assert.rejects(coll('dl').find({ $expr: script }).toArray(), MongoServerError)
+      const accumulator = { $accumulator: { init: 'function () { return 0 }', accumulate: 'function (s) { return s }', accumulateArgs: [], merge: 'function (a) { return a }', lang: 'js' } }
+      await assert.rejects(coll('dl').aggregate([{ $group: { _id: null, n: accumulator } }]).toArray(), MongoServerError)
+      await assert.rejects(coll('dl').aggregate([{ $merge: { into: 'copy' } }]).toArray(), /not supported by the embedded engine/)
+      await assert.rejects(coll('dl').createIndex({ even: 1 }, { sparse: true }), /not supported by the embedded engine/)
     })
 
     it('refuses transactions, as a standalone server does', async () => {

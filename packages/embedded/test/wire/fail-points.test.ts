@@ -22,6 +22,8 @@ describe('configureFailPoint maxTimeAlwaysTimeOut', () => {
     await setMode('alwaysOn')
     await assert.rejects(users().find({}, { maxTimeMS: 60_000 }).toArray(), { code: 50 })
     await assert.rejects(users().countDocuments({}, { maxTimeMS: 60_000 }), { code: 50 })
+    await assert.rejects(users().distinct('name', {}, { maxTimeMS: 60_000 }), { code: 50 })
+    await assert.rejects(users().aggregate([{ $match: {} }], { maxTimeMS: 60_000 }).toArray(), { code: 50 })
     await assert.rejects(users().findOneAndUpdate({ name: 'ann' }, { $set: { x: 1 } }, { maxTimeMS: 60_000 }), { code: 50 })
     await assert.rejects(users().updateOne({ name: 'ann' }, { $set: { x: 1 } }, { maxTimeMS: 60_000 }), { code: 50, codeName: 'MaxTimeMSExpired' })
     await assert.rejects(users().deleteOne({ name: 'ann' }, { maxTimeMS: 60_000 }), { code: 50, codeName: 'MaxTimeMSExpired' })

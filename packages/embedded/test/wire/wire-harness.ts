@@ -2,9 +2,7 @@ import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { after, before } from 'node:test'
 import { BSON, MongoClient, type MongoClientOptions } from 'mongodb'
-import type { Document } from '../../src/document.ts'
-import { type EmbeddedDb, openEmbedded } from '../../src/open-embedded.ts'
-import { startWireServer, type WireServer, type WireServerOptions } from '../../src/wire/wire-server.ts'
+import { type Document, type EmbeddedDb, openEmbedded, startWireServer, type WireServer, type WireServerOptions } from '../../src/index.ts'
 
 export interface WireFixture {
   engine: EmbeddedDb

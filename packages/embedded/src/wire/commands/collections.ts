@@ -1,19 +1,10 @@
-import { Query } from 'mingo/query'
-import type { Document } from '../../document.js'
-import { MINGO_OPTIONS } from '../../mingo-options.js'
 import { badValue, WireError } from '../wire-error.js'
 import { type CommandHandler, collectionName, optionalDocument } from './command-context.js'
 import { firstBatch } from './find.js'
-import { toAsync } from './indexes.js'
 
 const listCollections: CommandHandler = async (command, context) => {
-  const filter = optionalDocument(command, 'filter') ?? {}
-  const nameOnly = command['nameOnly'] === true
-  const infos = context.db.listCollectionNames().sort().map((name): Document => nameOnly
-    ? { name, type: 'collection' }
-    : { name, type: 'collection', options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: '_id_' } })
-  const query = new Query(filter, MINGO_OPTIONS)
-  return firstBatch(context, `${context.dbName}.$cmd.listCollections`, toAsync(infos.filter((info) => query.test(info))), command)
+  const cursor = context.db.listCollections(optionalDocument(command, 'filter') ?? {}, { nameOnly: command['nameOnly'] === true })
+  return firstBatch(context, `${context.dbName}.$cmd.listCollections`, cursor, command)
 }
 
 /** Options of `create` the engine honours; capped collections, validators, views... are refused. */

@@ -1,5 +1,4 @@
-import type { Document } from '../../document.js'
-import type { EmbeddedCollection, EmbeddedDb } from '../../open-embedded.js'
+import type { Document, EmbeddedCollection, EmbeddedDb } from '../../index.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { badValue, invalidNamespace, typeMismatch } from '../wire-error.js'
 

@@ -1,5 +1,4 @@
-import type { Document } from '../../document.js'
-import { configureFailPoint } from '../../fail-points.js'
+import type { Document, FailPointMode, FailPointName } from '../../index.js'
 import { WireError } from '../wire-error.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
@@ -9,7 +8,8 @@ import type { CommandContext, CommandHandler } from './command-context.js'
  */
 function configure(command: Document, context: CommandContext): Document {
   if (context.dbName !== 'admin') throw new WireError(13, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
-  configureFailPoint(command['configureFailPoint'], command['mode'])
+  // As sent: the engine refuses an unknown fail point or mode (BadValue).
+  context.db.configureFailPoint(command['configureFailPoint'] as FailPointName, command['mode'] as FailPointMode)
   return { ok: 1 }
 }
 

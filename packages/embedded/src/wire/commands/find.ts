@@ -1,7 +1,6 @@
 import { Long } from 'mongodb'
-import { toSortSpec } from '../../aggregate-documents.js'
-import type { Document, FindOptions } from '../../document.js'
-import { badValue, typeMismatch } from '../wire-error.js'
+import type { Document, FindOptions } from '../../index.js'
+import { typeMismatch } from '../wire-error.js'
 import {
   type CommandContext,
   type CommandHandler,
@@ -30,8 +29,9 @@ const find: CommandHandler = async (command, context) => {
   refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData', 'let'])
   const collection = targetCollection(command, 'find', context)
   const options: FindOptions = {}
-  const sort = findSort(optionalDocument(command, 'sort'))
-  if (sort) options.sort = sort
+  // A client's sort document as sent: the engine refuses orders other than 1 and -1 (BadValue).
+  const sort = optionalDocument(command, 'sort')
+  if (sort) options.sort = sort as Record<string, 1 | -1>
   const projection = optionalDocument(command, 'projection')
   if (projection) options.projection = projection
   Object.assign(options, pageOptions(command))
@@ -39,16 +39,6 @@ const find: CommandHandler = async (command, context) => {
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
   const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
   return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command, single)
-}
-
-/** `$natural: 1` is the engine's scan order anyway; other `$natural` orders are refused. */
-function findSort(sort: Document | undefined): Record<string, 1 | -1> | undefined {
-  if (!sort || Object.keys(sort).length === 0) return undefined
-  if (Object.hasOwn(sort, '$natural')) {
-    if (Object.keys(sort).length === 1 && Number(sort['$natural']) === 1) return undefined
-    throw badValue('$natural sort orders other than { $natural: 1 } are not supported by the embedded engine')
-  }
-  return toSortSpec(sort)
 }
 
 /** Opens a server cursor over `source` and answers with its first batch. */

@@ -1,5 +1,4 @@
-import { MAX_BSON_SIZE } from '../../bson-codec.js'
-import type { Document } from '../../document.js'
+import { type Document, MAX_BSON_SIZE } from '../../index.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
 /** The MongoDB release whose wire protocol the server speaks (wire version 21 is MongoDB 7.0). */

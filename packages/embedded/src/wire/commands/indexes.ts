@@ -1,5 +1,4 @@
-import type { Document } from '../../document.js'
-import type { EmbeddedCollection } from '../../open-embedded.js'
+import type { Document, EmbeddedCollection } from '../../index.js'
 import { badValue, indexNotFound, namespaceNotFound, typeMismatch } from '../wire-error.js'
 import { type CommandContext, type CommandHandler, requiredArray, targetCollection } from './command-context.js'
 import { firstBatch } from './find.js'

@@ -1,4 +1,4 @@
-import type { Document } from '../../document.js'
+import type { Document } from '../../index.js'
 import { badValue } from '../wire-error.js'
 import { type CommandHandler, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'

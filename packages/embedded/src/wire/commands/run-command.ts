@@ -1,5 +1,4 @@
-import type { Document } from '../../document.js'
-import type { EmbeddedDb } from '../../open-embedded.js'
+import type { Document, EmbeddedDb } from '../../index.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { OP_QUERY, type Request } from '../messages.js'
 import { commandNotFound, illegalOperation, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'

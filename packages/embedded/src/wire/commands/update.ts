@@ -1,5 +1,4 @@
-import type { Document } from '../../document.js'
-import type { EmbeddedCollection } from '../../open-embedded.js'
+import type { Document, EmbeddedCollection } from '../../index.js'
 import { badValue, failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'

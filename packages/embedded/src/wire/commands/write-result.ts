@@ -1,4 +1,4 @@
-import type { Document } from '../../document.js'
+import type { Document } from '../../index.js'
 import { toErrorFields } from '../wire-error.js'
 
 const MAX_TIME_MS_EXPIRED = 50
