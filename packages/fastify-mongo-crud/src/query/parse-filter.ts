@@ -1,5 +1,6 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { isObjectId, isObjectIdHex } from '../store/object-id.js'
 import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
 import { checkClientRegex } from './regex-safety.js'
 
@@ -31,7 +32,6 @@ const COMPARISON = { $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $l
 const LIST = { $in: 'in', $nin: 'nin', $all: 'all' } as const
 /** Keys that could poison prototypes or forge BSON types in any driver that trusts them. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '_bsontype'])
-const HEX24 = /^[0-9a-fA-F]{24}$/
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -184,8 +184,9 @@ class FilterParser {
     if (value === null) return null
     switch (node.kind) {
       case 'objectId':
-        if (typeof value === 'string' && HEX24.test(value)) return new IdRef(value.toLowerCase())
-        if (hasHex(value)) return new IdRef(value.toHexString())
+        if (isObjectIdHex(value)) return new IdRef(value.toLowerCase())
+        // A scope (server code) may hold ObjectIds, of whichever bson its app uses; JSON cannot.
+        if (isObjectId(value)) return new IdRef(value.toHexString().toLowerCase())
         throw invalidFilter(`filters: "${key}" expects an ObjectId (24 hexadecimal characters)`)
       case 'array':
         // A scalar matches arrays containing it; an array literal is compared element by element.
@@ -250,11 +251,6 @@ class FilterParser {
     const { maxDepth } = this.context.limits
     if (depth > maxDepth) throw invalidFilter(`filters: nested deeper than the limit of ${maxDepth} levels`)
   }
-}
-
-/** An ObjectId instance, which only server code (a scope) can produce; JSON cannot. */
-function hasHex(value: unknown): value is { toHexString(): string } {
-  return typeof value === 'object' && value !== null && typeof (value as { toHexString?: unknown }).toHexString === 'function'
 }
 
 function checkKey(key: string): void {

@@ -6,12 +6,13 @@ import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
-import { parseClientQuery, STREAM_ABOVE, streamList } from '../routes/list.js'
+import { parseClientQuery } from '../routes/list.js'
 import type { RouterContext } from '../routes/router-context.js'
+import { type ListPresenter, serveList } from '../routes/serve-list.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
-import { compileModelSerializer } from '../schema/serializer.js'
 import { createCollectionStore } from '../store/collection-store.js'
+import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDLookup } from './crud-lookup.js'
@@ -48,12 +49,11 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
  * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
  * disables. Children live in another collection: their writes read the parent, never update it.
  */
-export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, allSchemas: readonly object[]): RouteOptions[] {
+export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, presenter: ListPresenter): RouteOptions[] {
   const { lookup, child, store } = plan
   const listUrl = `${itemUrl}/${lookup.prefix}`
   const oneUrl = `${listUrl}/:${CHILD_PARAM}`
   const deps = lookup.dependencies
-  const serializeItem = compileModelSerializer(child.out, allSchemas as never)
   const foreignNode = nodeAt(child.typed, [lookup.foreignField]) ?? { kind: 'any' as const }
 
   /** The parent's local value as the child stores it, and the filter selecting that parent's children. */
@@ -65,7 +65,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   }
   function childFilter(request: FastifyRequest, children: Filter): Filter | undefined {
     const id = (request.params as Record<string, string>)[CHILD_PARAM] ?? ''
-    return /^[0-9a-fA-F]{24}$/.test(id) ? allOf(fieldEquals('_id', new IdRef(id.toLowerCase())), children) : undefined
+    return isObjectIdHex(id) ? allOf(fieldEquals('_id', new IdRef(id.toLowerCase())), children) : undefined
   }
   /** Sets the foreign field from the path; a body naming another parent is refused. */
   function linkBody(request: FastifyRequest, value: unknown): WireDoc {
@@ -89,9 +89,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { children } = await parentLink(request)
         const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
-        const scoped = { ...query, filter: allOf(children, query.filter) }
-        if (scoped.limit !== undefined && scoped.limit <= STREAM_ABOVE) return store.find(scoped)
-        return streamList(request, reply, store.list(scoped), { serializeItem, streams: context.streams, collection: lookup.collectionName })
+        return serveList(request, reply, { ...query, filter: allOf(children, query.filter) }, store, presenter, context.streams)
       },
     },
     CreateOne: {

@@ -5,6 +5,7 @@ import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import type { ListSpec } from './list.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
@@ -154,7 +155,7 @@ function findUndefined(value: unknown, path = ''): string | undefined {
 function identifierValue(raw: string, node: ShapeNode): IdRef | string | number | undefined {
   switch (node.kind) {
     case 'objectId':
-      return /^[0-9a-fA-F]{24}$/.test(raw) ? new IdRef(raw.toLowerCase()) : undefined
+      return isObjectIdHex(raw) ? new IdRef(raw.toLowerCase()) : undefined
     case 'scalar':
       if (node.types.has('string')) return raw
       if (node.types.has('number')) {

@@ -47,7 +47,12 @@ export interface CollectionStore {
  * does not exist (or is outside `parent`'s scope).
  */
 export interface ArrayItems {
-  list(parent: Filter, query: ListQuery): Promise<WireDoc[] | undefined>
+  /** One page of the items of the parent, at once; empty when the parent is missing too (see hasParent). */
+  find(parent: Filter, query: ListQuery): Promise<WireDoc[]>
+  /** The items of the parent one by one, as `CollectionStore.list` streams documents. */
+  list(parent: Filter, query: ListQuery): AsyncIterable<WireDoc>
+  /** Whether the parent exists (within `parent`'s scope): what tells an empty list from a missing parent. */
+  hasParent(parent: Filter): Promise<boolean>
   get(parent: Filter, itemId: string): Promise<{ item: WireDoc | undefined } | undefined>
   /** Adds an item (a new id unless it brings a valid one); undefined when the parent is missing or the id is taken. */
   push(parent: Filter, item: WireDoc): Promise<WireDoc | undefined>
