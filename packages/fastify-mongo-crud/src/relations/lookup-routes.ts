@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
+import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
@@ -54,18 +54,16 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   const listUrl = `${itemUrl}/${lookup.prefix}`
   const oneUrl = `${listUrl}/:${CHILD_PARAM}`
   const deps = lookup.dependencies
-  const foreignNode = nodeAt(child.typed, [lookup.foreignField]) ?? { kind: 'any' as const }
 
   /** The parent's local value as the child stores it, and the filter selecting that parent's children. */
   async function parentLink(request: FastifyRequest): Promise<{ value: unknown, children: Filter }> {
     const parent = await loadParent(context, request)
-    const raw = parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null
-    const value = foreignNode.kind === 'objectId' && typeof raw === 'string' ? new IdRef(raw) : (raw as string | number | null)
-    return { value: raw, children: fieldEquals(lookup.foreignField, value) }
+    const value = (parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null) as string | number | null
+    return { value, children: fieldEquals(lookup.foreignField, value) }
   }
   function childFilter(request: FastifyRequest, children: Filter): Filter | undefined {
     const id = (request.params as Record<string, string>)[CHILD_PARAM] ?? ''
-    return isObjectIdHex(id) ? allOf(fieldEquals('_id', new IdRef(id.toLowerCase())), children) : undefined
+    return isObjectIdHex(id) ? allOf(fieldEquals('id', id.toLowerCase()), children) : undefined
   }
   /** Sets the foreign field from the path; a body naming another parent is refused. */
   function linkBody(request: FastifyRequest, value: unknown): WireDoc {

@@ -6,7 +6,7 @@ import type { Document, DriverCollection } from './driver-db.js'
 import { translating, translatingCursor } from './map-driver-error.js'
 import { isObjectIdHex, type ObjectIds } from './object-id.js'
 import type { ArrayItems, WireDoc } from './store.js'
-import { toMongoFilter } from './to-mongo-filter.js'
+import { toMongoFilter, toMongoPath } from './to-mongo-filter.js'
 
 /**
  * Items of an array of sub-documents stored inside a parent (embeds). Every write is one atomic
@@ -18,7 +18,7 @@ import { toMongoFilter } from './to-mongo-filter.js'
 export function createArrayItems(
   collection: DriverCollection,
   field: string,
-  itemShape: ShapeNode,
+  shapes: { parent: ShapeNode, item: ShapeNode },
   { ids, timeLimit }: { ids: ObjectIds, timeLimit: { maxTimeMS?: number } }
 ): ArrayItems {
   const itemsIn = (parent: Document | null): Document[] | undefined => {
@@ -27,21 +27,21 @@ export function createArrayItems(
     return Array.isArray(items) ? (items as Document[]) : []
   }
   const oid = (hex: string) => (isObjectIdHex(hex) ? ids.fromHex(hex) : undefined)
-  const mongoFilter = (filter: Filter | undefined) => toMongoFilter(filter, ids)
+  const parentFilter = (parent: Filter) => toMongoFilter(parent, shapes.parent, ids)
 
   /** The one parent's items, filtered, sorted and paged by the database. */
   function itemsPipeline(parent: Filter, query: ListQuery): Document[] {
     const pipeline: Document[] = [
-      { $match: mongoFilter(parent) },
+      { $match: parentFilter(parent) },
       { $limit: 1 },
       // A misfit (a scalar or a missing field where the array should be) lists as no items.
       { $project: { _id: 0, item: { $cond: [{ $isArray: `$${field}` }, `$${field}`, []] } } },
       { $unwind: '$item' },
       { $match: { item: { $type: 'object' } } },
       { $replaceRoot: { newRoot: '$item' } },
-      { $match: mongoFilter(query.filter) },
+      { $match: toMongoFilter(query.filter, shapes.item, ids) },
     ]
-    if (query.sort !== undefined) pipeline.push({ $sort: { [query.sort.path]: query.sort.direction } })
+    if (query.sort !== undefined) pipeline.push({ $sort: { [toMongoPath(query.sort.path, shapes.item)]: query.sort.direction } })
     if (query.skip > 0) pipeline.push({ $skip: query.skip })
     if (query.limit !== undefined) pipeline.push({ $limit: query.limit })
     return pipeline
@@ -50,22 +50,22 @@ export function createArrayItems(
   return {
     find: (parent, query) => translating(async () => (await collection.aggregate(itemsPipeline(parent, query), timeLimit).toArray()).map(toWire)),
     list: (parent, query) => translatingCursor(collection.aggregate(itemsPipeline(parent, query), timeLimit), toWire),
-    hasParent: (parent) => translating(async () => (await collection.findOne(mongoFilter(parent), { projection: { _id: 1 }, ...timeLimit })) !== null),
+    hasParent: (parent) => translating(async () => (await collection.findOne(parentFilter(parent), { projection: { _id: 1 }, ...timeLimit })) !== null),
     get: (parent, itemId) =>
       translating(async () => {
         const id = oid(itemId)
-        const found = await collection.findOne(mongoFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
+        const found = await collection.findOne(parentFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
         if (found === null) return undefined
         const item = itemsIn(found)?.[0]
         return { item: item === undefined ? undefined : toWire(item) }
       }),
     push: (parent, item) =>
       translating(async () => {
-        const stored = toStored(item, itemShape, ids) as Document
+        const stored = toStored(item, shapes.item, ids) as Document
         // Ids the server chooses cannot be guessed, so no client can plant an item at the next one.
         if (stored['_id'] === undefined) stored['_id'] = ids.fresh()
         // The `$ne` guard makes an id that already exists a no-op instead of a duplicate.
-        const filter = { ...mongoFilter(parent), [`${field}._id`]: { $ne: stored['_id'] } }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: { $ne: stored['_id'] } }
         const result = await collection.updateOne(filter, { $push: { [field]: stored } }, timeLimit)
         return result.matchedCount === 1 ? toWire(stored) : undefined
       }),
@@ -74,10 +74,10 @@ export function createArrayItems(
         const id = oid(itemId)
         if (id === undefined) return undefined
         const set: Document = {}
-        for (const [key, value] of Object.entries(toStored(changes, itemShape, ids) as Document)) {
+        for (const [key, value] of Object.entries(toStored(changes, shapes.item, ids) as Document)) {
           if (key !== '_id') set[`${field}.$[item].${key}`] = value
         }
-        const filter = { ...mongoFilter(parent), [`${field}._id`]: id }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
         const projection = { [field]: { $elemMatch: { _id: id } } }
         const after = Object.keys(set).length === 0
           ? await collection.findOne(filter, { projection, ...timeLimit })
@@ -89,7 +89,7 @@ export function createArrayItems(
       translating(async () => {
         const id = oid(itemId)
         if (id === undefined) return false
-        const filter = { ...mongoFilter(parent), [`${field}._id`]: id }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
         const result = await collection.updateOne(filter, { $pull: { [field]: { _id: id } } }, timeLimit)
         return result.matchedCount === 1
       }),

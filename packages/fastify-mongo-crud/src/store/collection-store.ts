@@ -7,7 +7,7 @@ import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './
 import { translating, translatingCursor } from './map-driver-error.js'
 import { isObjectIdHex, objectIdsFor } from './object-id.js'
 import type { CollectionStore, DocChanges, WireDoc } from './store.js'
-import { toMongoFilter } from './to-mongo-filter.js'
+import { toMongoFilter, toMongoPath } from './to-mongo-filter.js'
 
 /** Fresh ids tried before a create whose server-chosen ids keep colliding gives up. */
 const ID_ATTEMPTS = 3
@@ -39,14 +39,15 @@ export function createCollectionStore(
   // Ids are written in the bson of the driver behind `db`, whichever major it is (object-id.ts).
   const ids = objectIdsFor(db)
   const stored = (doc: WireDoc) => toStored(doc, shape, ids) as Document
-  const mongoFilter = (filter: Filter | undefined) => toMongoFilter(filter, ids)
+  const mongoFilter = (filter: Filter | undefined) => toMongoFilter(filter, shape, ids)
   const modelFields = shape.kind === 'object' ? [...shape.fields.keys()] : []
 
   function findOptions(query: ListQuery): DriverFindOptions {
     const found: DriverFindOptions = { ...timeLimit }
     if (query.sort !== undefined) {
+      const path = toMongoPath(query.sort.path, shape)
       // `_id` as a tie-breaker makes pages stable when the sort key repeats.
-      found.sort = query.sort.path === '_id' ? { _id: query.sort.direction } : { [query.sort.path]: query.sort.direction, _id: 1 }
+      found.sort = path === '_id' ? { _id: query.sort.direction } : { [path]: query.sort.direction, _id: 1 }
     }
     if (query.skip > 0) found.skip = query.skip
     if (query.limit !== undefined) found.limit = query.limit
@@ -58,6 +59,7 @@ export function createCollectionStore(
     find: (query) =>
       translating(async () => (await collection.find(mongoFilter(query.filter), findOptions(query)).toArray()).map(toWire)),
     count: (filter: Filter | undefined) => translating(() => collection.countDocuments(mongoFilter(filter), timeLimit)),
+    asStored: (doc) => toWire(stored(doc)),
     findOne: (filter) =>
       translating(async () => {
         const doc = await collection.findOne(mongoFilter(filter), timeLimit)
@@ -117,7 +119,7 @@ export function createCollectionStore(
         if (valid.length === 0) return []
         return (await collection.find({ _id: { $in: valid } }, timeLimit).toArray()).map(toWire)
       }),
-    arrayItems: (field, itemShape) => createArrayItems(collection, field, itemShape, { ids, timeLimit }),
+    arrayItems: (field, itemShape) => createArrayItems(collection, field, { parent: shape, item: itemShape }, { ids, timeLimit }),
     ensureUnique: (field) =>
       translating(async () => {
         await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` })

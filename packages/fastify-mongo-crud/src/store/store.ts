@@ -22,6 +22,11 @@ export interface CollectionStore {
   find(query: ListQuery): Promise<WireDoc[]>
   count(filter: Filter | undefined): Promise<number>
   findOne(filter: Filter): Promise<WireDoc | undefined>
+  /**
+   * The document as the store will keep it, in wire form (ObjectIds of the model as lowercase hex):
+   * what a filter is evaluated on before a write, so it compares as the database will.
+   */
+  asStored(doc: WireDoc): WireDoc
   /** Inserts a document; a duplicate `_id` or unique field raises StoreError FMC_ERR_STORE_DUPLICATE. */
   insert(doc: WireDoc): Promise<WireDoc>
   /**
