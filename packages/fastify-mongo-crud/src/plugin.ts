@@ -12,10 +12,11 @@ import { buildReadRoute } from './routes/read.js'
 import { buildRemoveRoute } from './routes/remove.js'
 import { buildReplaceRoute } from './routes/replace.js'
 import { buildRouterContext } from './routes/router-context.js'
+import type { ListPresenter } from './routes/serve-list.js'
 import { buildUpdateRoute } from './routes/update.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
 import { createFitCompiler } from './schema/fit-document.js'
-import { createResponseFitter, type FitSource, fitEach, withFittedResponses } from './schema/fit-response.js'
+import { createDocumentFitter, type FitSource, withFittedResponses } from './schema/fit-response.js'
 import { useJsonBodyParser } from './schema/json-body-parser.js'
 import { buildShape } from './schema/model-shape.js'
 import { partialModel, refTo as ref } from './schema/partial-model.js'
@@ -23,7 +24,6 @@ import { restrictShape } from './schema/restrict-shape.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
 import { createCollectionStore } from './store/collection-store.js'
-import type { WireDoc } from './store/store.js'
 
 /**
  * The CRUDRouter plugin: resolves options once, registers the model schemas as named components,
@@ -77,23 +77,30 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   useJsonBodyParser(fastify)
   if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
 
-  // Stored documents are fitted to the output model before they are serialized (DESIGN §2b).
+  // Stored documents are fitted to the output model before they are serialized (DESIGN §2b): lists
+  // by their presenter, the routes answering one document by a hook (withFittedResponses).
   const compileFit = createFitCompiler(schemas)
-  const source: FitSource = { collection: options.collectionName }
-  let serializeOut: ((doc: unknown) => string) | undefined
-  const fitOut = createResponseFitter(compileFit, out, source)
-  const serializeItem = (doc: WireDoc): string => {
-    // Compiled on first use: the populated schema is complete once the app is ready.
-    serializeOut ??= compileModelSerializer(out, schemas)
-    return serializeOut(fitOut(doc, fastify.log))
+  /** How the documents of one list are shown, with the output model `schema`. */
+  const presenter = (schema: TSchema, source: FitSource, populate?: ListPresenter['populate']): ListPresenter => {
+    let serialize: ((doc: unknown) => string) | undefined
+    return {
+      collection: source.collection,
+      populate,
+      fit: createDocumentFitter(compileFit, schema, source),
+      // Compiled on first use: a populated schema is complete once the app is ready.
+      serialize: (doc) => {
+        serialize ??= compileModelSerializer(schema, schemas)
+        return serialize(doc)
+      },
+    }
   }
-  const populate = populator === undefined ? undefined : (docs: WireDoc[]) => populator.populate(docs)
+  const source: FitSource = { collection: options.collectionName }
   // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
   const listUrl = fastify.prefix === '' ? '/' : ''
   const itemUrl = `/:${context.itemParam}`
   const { disabled } = options
   const routes: RouteOptions[] = []
-  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, { serializeItem, transformPage: populate }))
+  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))))
   if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
   if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl))
   if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
@@ -102,14 +109,11 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   for (const route of routes) fastify.route(withFittedResponses(route, compileFit, source))
   for (const plan of lookups) {
     const children: FitSource = { collection: plan.lookup.collectionName }
-    const fitChild = createResponseFitter(compileFit, plan.child.out, children)
-    // Streamed child lists are serialized inside the lookup routes: their documents are fitted as they are read.
-    const store = { ...plan.store, list: (query: Parameters<typeof plan.store.list>[0]) => fitEach(plan.store.list(query), fitChild, fastify.log) }
-    for (const route of buildLookupRoutes(context, { ...plan, store }, itemUrl, schemas)) fastify.route(withFittedResponses(route, compileFit, children))
+    for (const route of buildLookupRoutes(context, plan, itemUrl, presenter(plan.child.out, children))) fastify.route(withFittedResponses(route, compileFit, children))
   }
   for (const plan of embeds) {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
-    for (const route of buildEmbedRoutes(context, plan, itemUrl)) fastify.route(withFittedResponses(route, compileFit, items))
+    for (const route of buildEmbedRoutes(context, plan, itemUrl, presenter(plan.child.out, items))) fastify.route(withFittedResponses(route, compileFit, items))
   }
 }
 

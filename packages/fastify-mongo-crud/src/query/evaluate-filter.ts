@@ -1,4 +1,4 @@
-import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
+import type { Condition, Filter, FilterValue } from './filter.js'
 
 /** The outcome of evaluating a filter where only some fields are known: decided, or what is left to check. */
 export type Residual = boolean | Filter
@@ -11,14 +11,15 @@ export type Residual = boolean | Filter
  * own filter, so the database checks the rest in the same operation.
  *
  * Semantics follow MongoDB's for the operators of the grammar (arrays match when one element does,
- * a missing field equals null). `doc` is a wire document: `id`, ObjectIds as 24-hex strings.
+ * a missing field equals null). `doc` is a wire document as the store keeps it (`CollectionStore.asStored`):
+ * `id`, ObjectIds as lowercase 24-hex strings, the terms the AST speaks.
  */
 export function partialEvaluate(filter: Filter, doc: Record<string, unknown>, isKnown: (field: string) => boolean): Residual {
   switch (filter.kind) {
     case 'field': {
       const segments = filter.path.split('.')
       if (!isKnown(segments[0]!)) return filter
-      return filter.conditions.every((condition) => matches(condition, resolve(doc, wireSegments(segments))))
+      return filter.conditions.every((condition) => matches(condition, resolve(doc, segments)))
     }
     case 'and': {
       const rest: Filter[] = []
@@ -46,11 +47,6 @@ export function partialEvaluate(filter: Filter, doc: Record<string, unknown>, is
 /** Evaluates a filter on a document whose every field is known. */
 export function evaluateFilter(filter: Filter, doc: Record<string, unknown>): boolean {
   return partialEvaluate(filter, doc, () => true) === true
-}
-
-/** Filter paths use database names; a wire document calls the top-level `_id` `id`. */
-function wireSegments(segments: string[]): string[] {
-  return segments[0] === '_id' ? ['id', ...segments.slice(1)] : segments
 }
 
 interface Resolved {
@@ -127,7 +123,6 @@ function equalsAny(at: Resolved, value: FilterValue): boolean {
 }
 
 function same(x: unknown, value: FilterValue): boolean {
-  if (value instanceof IdRef) return typeof x === 'string' && x.toLowerCase() === value.hex
   if (value === null) return x === null || x === undefined
   if (Array.isArray(value)) return Array.isArray(x) && x.length === value.length && x.every((e, i) => same(e, value[i]!))
   if (typeof value === 'object') {
@@ -140,12 +135,11 @@ function same(x: unknown, value: FilterValue): boolean {
 }
 
 function compare(x: unknown, value: FilterValue, op: 'gt' | 'gte' | 'lt' | 'lte'): boolean {
-  const bound = value instanceof IdRef ? value.hex : value
   // MongoDB compares within one type bracket only: a number never satisfies a bound on strings.
   let a: number | string
   let b: number | string
-  if (typeof bound === 'number' && typeof x === 'number') [a, b] = [x, bound]
-  else if (typeof bound === 'string' && typeof x === 'string') [a, b] = [value instanceof IdRef ? x.toLowerCase() : x, bound]
+  if (typeof value === 'number' && typeof x === 'number') [a, b] = [x, value]
+  else if (typeof value === 'string' && typeof x === 'string') [a, b] = [x, value]
   else return false
   switch (op) {
     case 'gt':

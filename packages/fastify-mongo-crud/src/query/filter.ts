@@ -1,15 +1,12 @@
 /**
- * The filter AST: what a client's `filters` parameter becomes after the closed grammar accepted it.
- * Routes, scopes and relations build and combine these; only `src/store/` turns them into a
- * database query. Paths use the database's field names (`_id`, not `id`).
+ * The filter AST: what a client's `filters` parameter (or a row scope) becomes after the closed
+ * grammar accepted it. Routes, scopes and relations build and combine these, in the API's own
+ * terms: paths name fields as clients see them (`id`, not `_id`), ObjectIds are lowercase 24-hex
+ * strings. Only `src/store/` turns them into a database query (`_id`, ObjectIds), guided by the
+ * model's shape, as it does for documents.
  */
 
-/** An identifier value (ObjectId-typed field); the store turns it into its engine's id type. */
-export class IdRef {
-  constructor(readonly hex: string) {}
-}
-
-export type FilterValue = string | number | boolean | null | IdRef | FilterValue[] | { [key: string]: FilterValue }
+export type FilterValue = string | number | boolean | null | FilterValue[] | { [key: string]: FilterValue }
 
 export type Condition =
   | { op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte', value: FilterValue }

@@ -8,7 +8,7 @@ export interface ListQuery {
   limit?: number | undefined
 }
 
-/** A database path (`_id`, `address.city`) and its direction. */
+/** A path as clients name it (`id`, `address.city`) and its direction. */
 export interface SortSpec {
   path: string
   direction: 1 | -1

@@ -1,6 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
-import { type Condition, type Filter, type FilterValue, IdRef } from './filter.js'
+import { isObjectId, isObjectIdHex } from '../store/object-id.js'
+import type { Condition, Filter, FilterValue } from './filter.js'
 import { checkClientRegex } from './regex-safety.js'
 
 /**
@@ -31,7 +32,6 @@ const COMPARISON = { $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $l
 const LIST = { $in: 'in', $nin: 'nin', $all: 'all' } as const
 /** Keys that could poison prototypes or forge BSON types in any driver that trusts them. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '_bsontype'])
-const HEX24 = /^[0-9a-fA-F]{24}$/
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -88,13 +88,17 @@ class FilterParser {
     const segments = key.split('.')
     if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidFilter(`filters: "${key}" is not a valid field path`)
     for (const segment of segments) checkKey(segment)
-    // Clients speak the wire names; the database's identifier field is `_id`.
-    if (segments[0] === 'id' && visible.kind === 'object' && visible.isDocument) segments[0] = '_id'
-    const path = segments.join('.')
+    // The AST names the identifier `id`, as clients do. Row scopes are trusted server code written
+    // in MongoDB's terms (`_id`, ObjectId values): they enter the AST through this same parser, so
+    // their `_id` becomes `id` here (and their ObjectIds hex in `value`), and the AST speaks one
+    // language; the store alone turns it back. The shapes name the identifier `_id`.
+    const identifier = (segments[0] === 'id' || segments[0] === '_id') && visible.kind === 'object' && visible.isDocument
+    const path = identifier ? ['id', ...segments.slice(1)].join('.') : key
+    const shapePath = identifier ? ['_id', ...segments.slice(1)] : segments
     // Same answer for hidden and non-existent fields: a client cannot probe what exists.
-    if (nodeAt(visible, segments) === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
-    const seen = nodeAt(visible, segments) ?? { kind: 'any' }
-    const node = nodeAt(typed, segments) ?? seen
+    const seen = nodeAt(visible, shapePath)
+    if (seen === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
+    const node = nodeAt(typed, shapePath) ?? seen
     if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       return { kind: 'field', path, conditions: this.conditions(key, value, node, seen, depth + 1) }
     }
@@ -175,7 +179,7 @@ class FilterParser {
     return { op: 'elemMatchDoc', filter: this.document(operand, seenItem, item, depth) }
   }
 
-  /** A literal operand, checked against the field's type and converted (ObjectId strings become IdRefs). */
+  /** A literal operand, checked against the field's type (ObjectIds become lowercase hex). */
   private value(key: string, value: Json, node: ShapeNode, depth: number): FilterValue {
     // Scalars are bounded by maxIn and the body size; only nested structure counts against the ceilings.
     if (typeof value === 'object' && value !== null) this.enter(depth)
@@ -184,8 +188,9 @@ class FilterParser {
     if (value === null) return null
     switch (node.kind) {
       case 'objectId':
-        if (typeof value === 'string' && HEX24.test(value)) return new IdRef(value.toLowerCase())
-        if (hasHex(value)) return new IdRef(value.toHexString())
+        if (isObjectIdHex(value)) return value.toLowerCase()
+        // A scope (server code) may hold ObjectIds, of whichever bson its app uses; JSON cannot.
+        if (isObjectId(value)) return value.toHexString().toLowerCase()
         throw invalidFilter(`filters: "${key}" expects an ObjectId (24 hexadecimal characters)`)
       case 'array':
         // A scalar matches arrays containing it; an array literal is compared element by element.
@@ -250,11 +255,6 @@ class FilterParser {
     const { maxDepth } = this.context.limits
     if (depth > maxDepth) throw invalidFilter(`filters: nested deeper than the limit of ${maxDepth} levels`)
   }
-}
-
-/** An ObjectId instance, which only server code (a scope) can produce; JSON cannot. */
-function hasHex(value: unknown): value is { toHexString(): string } {
-  return typeof value === 'object' && value !== null && typeof (value as { toHexString?: unknown }).toHexString === 'function'
 }
 
 function checkKey(key: string): void {

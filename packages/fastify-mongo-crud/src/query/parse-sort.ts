@@ -22,7 +22,10 @@ export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument
   if (query.sort_by === undefined || query.sort_by === '') return undefined
   const segments = query.sort_by.split('.')
   if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidQuery(`sort_by: "${query.sort_by}" is not a valid field path`)
-  if (segments[0] === 'id' && isDocument) segments[0] = '_id'
+  // The query names the identifier `id`, as clients do (the store sorts by `_id`); the shapes name it `_id`.
+  const identifier = (segments[0] === 'id' || segments[0] === '_id') && isDocument
+  if (identifier) segments[0] = '_id'
   if (nodeAt(visible, segments) === undefined) throw invalidQuery(`sort_by: field "${query.sort_by}" is not sortable`)
+  if (identifier) segments[0] = 'id'
   return { path: segments.join('.'), direction: direction ?? 1 }
 }

@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, notCreated, notDeleted, notUpdated } from '../errors.js'
+import type { Filter } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
 import { parseClientQuery } from '../routes/list.js'
 import type { RouterContext } from '../routes/router-context.js'
+import { type ListPresenter, type ListSource, serveList } from '../routes/serve-list.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
@@ -31,7 +33,7 @@ export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
  * (UPDATES_PARENT); when it matches nothing, a second read tells a missing parent (not found) from a
  * missing or duplicate item (the write's own 422).
  */
-export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUrl: string): RouteOptions[] {
+export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUrl: string, presenter: ListPresenter): RouteOptions[] {
   const { embed, child, items } = plan
   const listUrl = `${itemUrl}/${embed.embedName}`
   const oneUrl = `${listUrl}/:${ITEM_PARAM}`
@@ -52,11 +54,10 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         200: { type: 'array', items: ref(child.out), description: 'The embedded items' },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
       }), { summary: `List the ${name}`, querystring: listQuerySchema }),
-      handler: async (request: FastifyRequest) => {
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
-        const found = await items.list(await parentFilter(context, request), query)
-        if (found === undefined) throw context.notFound()
-        return found
+        const source = itemsOfParent(items, await parentFilter(context, request), () => context.notFound())
+        return serveList(request, reply, query, source, presenter, context.streams)
       },
     },
     CreateOne: {
@@ -116,4 +117,29 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       },
     },
   })
+}
+
+/**
+ * The items of one parent as a list source. An empty list asks whether the parent exists, so a
+ * missing parent is a 404 (before the status of a streamed list goes out) and never an empty array.
+ */
+function itemsOfParent(items: ArrayItems, parent: Filter, notFound: () => Error): ListSource {
+  const checkParent = async () => {
+    if (!(await items.hasParent(parent))) throw notFound()
+  }
+  return {
+    async find(query) {
+      const page = await items.find(parent, query)
+      if (page.length === 0) await checkParent()
+      return page
+    },
+    async *list(query) {
+      let empty = true
+      for await (const item of items.list(parent, query)) {
+        empty = false
+        yield item
+      }
+      if (empty) await checkParent()
+    },
+  }
 }

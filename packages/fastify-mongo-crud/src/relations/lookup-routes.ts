@@ -2,16 +2,17 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
+import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { writeOrExplain } from '../routes/create.js'
-import { parseClientQuery, STREAM_ABOVE, streamList } from '../routes/list.js'
+import { parseClientQuery } from '../routes/list.js'
 import type { RouterContext } from '../routes/router-context.js'
+import { type ListPresenter, serveList } from '../routes/serve-list.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
-import { compileModelSerializer } from '../schema/serializer.js'
 import { createCollectionStore } from '../store/collection-store.js'
+import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDLookup } from './crud-lookup.js'
@@ -48,24 +49,21 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
  * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
  * disables. Children live in another collection: their writes read the parent, never update it.
  */
-export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, allSchemas: readonly object[]): RouteOptions[] {
+export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, presenter: ListPresenter): RouteOptions[] {
   const { lookup, child, store } = plan
   const listUrl = `${itemUrl}/${lookup.prefix}`
   const oneUrl = `${listUrl}/:${CHILD_PARAM}`
   const deps = lookup.dependencies
-  const serializeItem = compileModelSerializer(child.out, allSchemas as never)
-  const foreignNode = nodeAt(child.typed, [lookup.foreignField]) ?? { kind: 'any' as const }
 
   /** The parent's local value as the child stores it, and the filter selecting that parent's children. */
   async function parentLink(request: FastifyRequest): Promise<{ value: unknown, children: Filter }> {
     const parent = await loadParent(context, request)
-    const raw = parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null
-    const value = foreignNode.kind === 'objectId' && typeof raw === 'string' ? new IdRef(raw) : (raw as string | number | null)
-    return { value: raw, children: fieldEquals(lookup.foreignField, value) }
+    const value = (parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null) as string | number | null
+    return { value, children: fieldEquals(lookup.foreignField, value) }
   }
   function childFilter(request: FastifyRequest, children: Filter): Filter | undefined {
     const id = (request.params as Record<string, string>)[CHILD_PARAM] ?? ''
-    return /^[0-9a-fA-F]{24}$/.test(id) ? allOf(fieldEquals('_id', new IdRef(id.toLowerCase())), children) : undefined
+    return isObjectIdHex(id) ? allOf(fieldEquals('id', id.toLowerCase()), children) : undefined
   }
   /** Sets the foreign field from the path; a body naming another parent is refused. */
   function linkBody(request: FastifyRequest, value: unknown): WireDoc {
@@ -89,9 +87,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { children } = await parentLink(request)
         const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
-        const scoped = { ...query, filter: allOf(children, query.filter) }
-        if (scoped.limit !== undefined && scoped.limit <= STREAM_ABOVE) return store.find(scoped)
-        return streamList(request, reply, store.list(scoped), { serializeItem, streams: context.streams, collection: lookup.collectionName })
+        return serveList(request, reply, { ...query, filter: allOf(children, query.filter) }, store, presenter, context.streams)
       },
     },
     CreateOne: {

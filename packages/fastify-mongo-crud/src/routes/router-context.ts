@@ -1,10 +1,11 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
-import { allOf, type Filter, fieldEquals, IdRef } from '../query/filter.js'
+import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import type { ListSpec } from './list.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
@@ -50,6 +51,8 @@ export function buildRouterContext(
   present: RouterContext['present']
 ): RouterContext {
   const itemParam = options.identifierField === '_id' ? 'id' : options.identifierField
+  /** The identifier as filters name it (the API's `id` for `_id`). */
+  const identifierPath = itemParam
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
   const scopeContext: FilterContext = { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed }
   const scopes = new WeakMap<FastifyRequest, Promise<Filter | undefined>>()
@@ -111,7 +114,7 @@ export function buildRouterContext(
       const raw = (request.params as Record<string, string>)[itemParam] ?? ''
       const value = identifierValue(raw, identifierNode)
       if (value === undefined) return undefined
-      return allOf(fieldEquals(options.identifierField, value), await scope(request))
+      return allOf(fieldEquals(identifierPath, value), await scope(request))
     },
     notFound: () => notFound(options.notFoundStatus),
     routeOptions(name, responses) {
@@ -135,8 +138,8 @@ export function buildRouterContext(
 /** Writes whose result `filterDependency` checks (403 when it would leave the scope). */
 const SCOPED_WRITES: ReadonlySet<RouteName> = new Set(['CreateOne', 'ReplaceOne', 'UpdateOne'])
 
-/** A filter no document matches (`_id` in an empty set): what an unusable scope becomes. */
-export const MATCH_NOTHING: Filter = { kind: 'field', path: '_id', conditions: [{ op: 'in', values: [] }] }
+/** A filter no document matches (`id` in an empty set): what an unusable scope becomes. */
+export const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
 
 /** The dotted path of the first `undefined` value in a scope object, if any. */
 function findUndefined(value: unknown, path = ''): string | undefined {
@@ -151,10 +154,10 @@ function findUndefined(value: unknown, path = ''): string | undefined {
 }
 
 /** The path segment as a value of the identifier field's type; undefined when no document can have it. */
-function identifierValue(raw: string, node: ShapeNode): IdRef | string | number | undefined {
+function identifierValue(raw: string, node: ShapeNode): string | number | undefined {
   switch (node.kind) {
     case 'objectId':
-      return /^[0-9a-fA-F]{24}$/.test(raw) ? new IdRef(raw.toLowerCase()) : undefined
+      return isObjectIdHex(raw) ? raw.toLowerCase() : undefined
     case 'scalar':
       if (node.types.has('string')) return raw
       if (node.types.has('number')) {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { outOfScope } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
-import { allOf, type Filter, type FilterValue, IdRef } from '../query/filter.js'
+import { allOf, type Filter, type FilterValue } from '../query/filter.js'
 import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
 
@@ -24,7 +24,7 @@ export async function scopedWrite<T>(
   refused: () => Error
 ): Promise<T> {
   const scope = await context.scope(request)
-  const residual = scope === undefined ? true : partialEvaluate(scope, change.after, change.isKnown)
+  const residual = scope === undefined ? true : partialEvaluate(scope, context.store.asStored(change.after), change.isKnown)
   if (residual === false) {
     // The document is not changed either way; the answer says why.
     throw (await context.store.findOne(itemFilter)) === undefined ? refused() : outOfScope()
@@ -38,7 +38,7 @@ export async function scopedWrite<T>(
 /** A create's document must fall inside the scope; every field of it is known. */
 export async function checkCreateInScope(context: RouterContext, request: FastifyRequest, doc: WireDoc): Promise<void> {
   const scope = await context.scope(request)
-  if (scope !== undefined && partialEvaluate(scope, doc, () => true) !== true) throw outOfScope()
+  if (scope !== undefined && partialEvaluate(scope, context.store.asStored(doc), () => true) !== true) throw outOfScope()
 }
 
 /**
@@ -50,7 +50,7 @@ export async function fillFromScope(context: RouterContext, request: FastifyRequ
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return
   const scope = await context.scope(request)
   for (const { path, value } of fixedFields(scope)) {
-    if (!Object.hasOwn(body, path)) (body as WireDoc)[path] = value instanceof IdRef ? value.hex : value
+    if (!Object.hasOwn(body, path)) (body as WireDoc)[path] = value
   }
 }
 
@@ -59,11 +59,11 @@ function fixedFields(scope: Filter | undefined): Array<{ path: string, value: un
   if (scope === undefined) return []
   const items = scope.kind === 'and' ? scope.items : [scope]
   return items.flatMap((item) => {
-    if (item.kind !== 'field' || item.path.includes('.') || item.path === '_id') return []
+    if (item.kind !== 'field' || item.path.includes('.') || item.path === 'id') return []
     const equal = item.conditions.find((condition) => condition.op === 'eq') as { value: FilterValue } | undefined
     const value = equal?.value
     // Objects are not filled in (their shape is the model's business, not the scope's), nor is null.
-    if (value === undefined || value === null || (typeof value === 'object' && !(value instanceof IdRef))) return []
+    if (value === undefined || value === null || typeof value === 'object') return []
     return [{ path: item.path, value }]
   })
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { TSchema } from 'typebox'
+import { OBJECT_ID_HEX } from '../store/object-id.js'
 import { withoutRequired } from './without-required.js'
 
 /**
@@ -24,7 +25,7 @@ export interface FitIssue {
 /** What a fit returns for a value that is left out. */
 export const DROP: unique symbol = Symbol('drop')
 
-const OBJECT_ID = /^[0-9a-fA-F]{24}$/
+const OBJECT_ID = OBJECT_ID_HEX
 type JsonSchema = Record<string, unknown>
 
 /** Prefixes the paths of the issues a child value reported since `from` (paths are built only when something is wrong). */

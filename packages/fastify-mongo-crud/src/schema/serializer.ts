@@ -1,9 +1,10 @@
 import fastJson from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
+import { OBJECT_ID_HEX } from '../store/object-id.js'
 import { withoutRequired } from './without-required.js'
 
-const OBJECT_ID = /^[0-9a-fA-F]{24}$/
+const OBJECT_ID = OBJECT_ID_HEX
 
 /**
  * Response serializers built from the route schemas with the router's models as external schemas.

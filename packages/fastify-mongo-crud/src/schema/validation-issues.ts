@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv'
 import type { ValidationIssue } from '../errors.js'
+import { OBJECT_ID_PATTERN } from '../store/object-id.js'
 import { MAX_ISSUES } from './bounded-errors.js'
 
 /**
@@ -60,7 +61,7 @@ function describe(group: ErrorObject[]): { msg: string, type: string } {
       return { msg: `Input should be a valid ${first.params['type']}`, type: `${first.params['type']}_type` }
     case 'format':
     case 'pattern':
-      if (group.some((e) => e.params['format'] === 'objectid') || first.params['pattern'] === '^[0-9a-fA-F]{24}$') {
+      if (group.some((e) => e.params['format'] === 'objectid') || first.params['pattern'] === OBJECT_ID_PATTERN) {
         return { msg: 'Input should be a valid ObjectId (24 hexadecimal characters)', type: 'objectid' }
       }
       return { msg: `Input ${first.message ?? 'is invalid'}`, type: `string_${first.keyword}_mismatch` }

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
+import { OBJECT_ID_HEX } from '../store/object-id.js'
 import { BoundedErrorCollector } from './bounded-errors.js'
 import { findForbiddenKey } from './forbidden-keys.js'
 
@@ -47,7 +48,7 @@ function buildAjv(models: readonly TSchema[], { coerce, allErrors }: { coerce: b
     strict: false,
   })
   addFormats.default(ajv)
-  ajv.addFormat('objectid', /^[0-9a-fA-F]{24}$/)
+  ajv.addFormat('objectid', OBJECT_ID_HEX)
   for (const model of models) {
     const id = (model as { $id?: string }).$id
     if (id !== undefined && ajv.getSchema(id) === undefined) ajv.addSchema(model)

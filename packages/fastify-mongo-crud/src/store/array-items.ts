@@ -1,12 +1,12 @@
-import { ObjectId } from 'mongodb'
+import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import { toStored, toWire } from './codec.js'
 import type { Document, DriverCollection } from './driver-db.js'
-import { translating } from './map-driver-error.js'
-import { newObjectId } from './new-object-id.js'
+import { translating, translatingCursor } from './map-driver-error.js'
+import { isObjectIdHex, type ObjectIds } from './object-id.js'
 import type { ArrayItems, WireDoc } from './store.js'
-import { toMongoFilter } from './to-mongo-filter.js'
+import { toMongoFilter, toMongoPath } from './to-mongo-filter.js'
 
 /**
  * Items of an array of sub-documents stored inside a parent (embeds). Every write is one atomic
@@ -18,52 +18,54 @@ import { toMongoFilter } from './to-mongo-filter.js'
 export function createArrayItems(
   collection: DriverCollection,
   field: string,
-  itemShape: ShapeNode,
-  timeLimit: { maxTimeMS?: number }
+  shapes: { parent: ShapeNode, item: ShapeNode },
+  { ids, timeLimit }: { ids: ObjectIds, timeLimit: { maxTimeMS?: number } }
 ): ArrayItems {
-  const itemsOf = (parent: Document | null): Document[] | undefined => {
+  const itemsIn = (parent: Document | null): Document[] | undefined => {
     if (parent === null) return undefined
     const items = parent[field]
     return Array.isArray(items) ? (items as Document[]) : []
   }
-  const oid = (hex: string) => (ObjectId.isValid(hex) && hex.length === 24 ? ObjectId.createFromHexString(hex) : undefined)
+  const oid = (hex: string) => (isObjectIdHex(hex) ? ids.fromHex(hex) : undefined)
+  const parentFilter = (parent: Filter) => toMongoFilter(parent, shapes.parent, ids)
+
+  /** The one parent's items, filtered, sorted and paged by the database. */
+  function itemsPipeline(parent: Filter, query: ListQuery): Document[] {
+    const pipeline: Document[] = [
+      { $match: parentFilter(parent) },
+      { $limit: 1 },
+      // A misfit (a scalar or a missing field where the array should be) lists as no items.
+      { $project: { _id: 0, item: { $cond: [{ $isArray: `$${field}` }, `$${field}`, []] } } },
+      { $unwind: '$item' },
+      { $match: { item: { $type: 'object' } } },
+      { $replaceRoot: { newRoot: '$item' } },
+      { $match: toMongoFilter(query.filter, shapes.item, ids) },
+    ]
+    if (query.sort !== undefined) pipeline.push({ $sort: { [toMongoPath(query.sort.path, shapes.item)]: query.sort.direction } })
+    if (query.skip > 0) pipeline.push({ $skip: query.skip })
+    if (query.limit !== undefined) pipeline.push({ $limit: query.limit })
+    return pipeline
+  }
 
   return {
-    list: (parent, query: ListQuery) =>
-      translating(async () => {
-        const pipeline: Document[] = [
-          { $match: toMongoFilter(parent) },
-          { $limit: 1 },
-          // A misfit (a scalar or a missing field where the array should be) lists as no items.
-          { $project: { _id: 0, item: { $cond: [{ $isArray: `$${field}` }, `$${field}`, []] } } },
-          { $unwind: '$item' },
-          { $match: { item: { $type: 'object' } } },
-          { $replaceRoot: { newRoot: '$item' } },
-          { $match: toMongoFilter(query.filter) },
-        ]
-        if (query.sort !== undefined) pipeline.push({ $sort: { [query.sort.path]: query.sort.direction } })
-        if (query.skip > 0) pipeline.push({ $skip: query.skip })
-        if (query.limit !== undefined) pipeline.push({ $limit: query.limit })
-        const items = await collection.aggregate(pipeline, timeLimit).toArray()
-        if (items.length > 0) return items.map(toWire)
-        // No items: an empty page of an existing parent, or no parent at all (undefined, a 404).
-        return (await collection.findOne(toMongoFilter(parent), { projection: { _id: 1 }, ...timeLimit })) === null ? undefined : []
-      }),
+    find: (parent, query) => translating(async () => (await collection.aggregate(itemsPipeline(parent, query), timeLimit).toArray()).map(toWire)),
+    list: (parent, query) => translatingCursor(collection.aggregate(itemsPipeline(parent, query), timeLimit), toWire),
+    hasParent: (parent) => translating(async () => (await collection.findOne(parentFilter(parent), { projection: { _id: 1 }, ...timeLimit })) !== null),
     get: (parent, itemId) =>
       translating(async () => {
         const id = oid(itemId)
-        const found = await collection.findOne(toMongoFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
+        const found = await collection.findOne(parentFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
         if (found === null) return undefined
-        const item = itemsOf(found)?.[0]
+        const item = itemsIn(found)?.[0]
         return { item: item === undefined ? undefined : toWire(item) }
       }),
     push: (parent, item) =>
       translating(async () => {
-        const stored = toStored(item, itemShape) as Document
+        const stored = toStored(item, shapes.item, ids) as Document
         // Ids the server chooses cannot be guessed, so no client can plant an item at the next one.
-        if (stored['_id'] === undefined) stored['_id'] = newObjectId()
+        if (stored['_id'] === undefined) stored['_id'] = ids.fresh()
         // The `$ne` guard makes an id that already exists a no-op instead of a duplicate.
-        const filter = { ...toMongoFilter(parent), [`${field}._id`]: { $ne: stored['_id'] } }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: { $ne: stored['_id'] } }
         const result = await collection.updateOne(filter, { $push: { [field]: stored } }, timeLimit)
         return result.matchedCount === 1 ? toWire(stored) : undefined
       }),
@@ -72,22 +74,22 @@ export function createArrayItems(
         const id = oid(itemId)
         if (id === undefined) return undefined
         const set: Document = {}
-        for (const [key, value] of Object.entries(toStored(changes, itemShape) as Document)) {
+        for (const [key, value] of Object.entries(toStored(changes, shapes.item, ids) as Document)) {
           if (key !== '_id') set[`${field}.$[item].${key}`] = value
         }
-        const filter = { ...toMongoFilter(parent), [`${field}._id`]: id }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
         const projection = { [field]: { $elemMatch: { _id: id } } }
         const after = Object.keys(set).length === 0
           ? await collection.findOne(filter, { projection, ...timeLimit })
           : await collection.findOneAndUpdate(filter, { $set: set }, { returnDocument: 'after', arrayFilters: [{ 'item._id': id }], projection, ...timeLimit })
-        const item = itemsOf(after)?.[0]
+        const item = itemsIn(after)?.[0]
         return item === undefined ? undefined : toWire(item)
       }),
     pull: (parent, itemId) =>
       translating(async () => {
         const id = oid(itemId)
         if (id === undefined) return false
-        const filter = { ...toMongoFilter(parent), [`${field}._id`]: id }
+        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
         const result = await collection.updateOne(filter, { $pull: { [field]: { _id: id } } }, timeLimit)
         return result.matchedCount === 1
       }),

@@ -1,22 +1,21 @@
-import { ObjectId } from 'mongodb'
 import type { ShapeNode } from '../schema/model-shape.js'
 import type { Document } from './driver-db.js'
+import { isObjectId, isObjectIdHex, type ObjectIds } from './object-id.js'
 import type { WireDoc } from './store.js'
 
 /**
  * Converts between wire documents (`id`, 24-hex strings) and stored ones (`_id`, ObjectIds).
  * Inbound conversion follows the model's shape, so only fields declared as ObjectIds become
- * ObjectIds; outbound conversion is generic, so any stored ObjectId renders as a string.
+ * ObjectIds (of the store's driver, `ids`); outbound conversion is generic, so any stored ObjectId,
+ * whatever bson made it, renders as a string.
  */
-export function toStored(value: unknown, node: ShapeNode): unknown {
+export function toStored(value: unknown, node: ShapeNode, ids: ObjectIds): unknown {
   if (value === null || value === undefined) return value
   switch (node.kind) {
     case 'objectId':
-      return typeof value === 'string' && ObjectId.isValid(value) && value.length === 24
-        ? ObjectId.createFromHexString(value)
-        : value
+      return isObjectIdHex(value) ? ids.fromHex(value) : value
     case 'array':
-      return Array.isArray(value) ? value.map((item) => toStored(item, node.item)) : value
+      return Array.isArray(value) ? value.map((item) => toStored(item, node.item, ids)) : value
     case 'object': {
       if (typeof value !== 'object' || Array.isArray(value)) return value
       const out: Document = {}
@@ -24,7 +23,7 @@ export function toStored(value: unknown, node: ShapeNode): unknown {
         const name = key === 'id' && node.isDocument ? '_id' : key
         // A null or absent document id means "let the database assign one".
         if (name === '_id' && node.isDocument && (sub === null || sub === undefined)) continue
-        out[name] = toStored(sub, node.fields.get(name) ?? { kind: 'any' })
+        out[name] = toStored(sub, node.fields.get(name) ?? { kind: 'any' }, ids)
       }
       return out
     }
@@ -39,7 +38,7 @@ export function toWire(doc: Document): WireDoc {
 
 function wireValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
-  if (value instanceof ObjectId) return value.toHexString()
+  if (isObjectId(value)) return value.toHexString()
   // An invalid Date (stored by another tool) has no ISO form: it is served as null, which the output fit reports.
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
   if (Array.isArray(value)) return value.map(wireValue)

@@ -1,14 +1,13 @@
-import { ObjectId } from 'mongodb'
 import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import { createArrayItems } from './array-items.js'
 import { toStored, toWire } from './codec.js'
 import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './driver-db.js'
-import { mapDriverError, translating } from './map-driver-error.js'
-import { newObjectId } from './new-object-id.js'
+import { translating, translatingCursor } from './map-driver-error.js'
+import { isObjectIdHex, objectIdsFor } from './object-id.js'
 import type { CollectionStore, DocChanges, WireDoc } from './store.js'
-import { toMongoFilter } from './to-mongo-filter.js'
+import { toMongoFilter, toMongoPath } from './to-mongo-filter.js'
 
 /** Fresh ids tried before a create whose server-chosen ids keep colliding gives up. */
 const ID_ATTEMPTS = 3
@@ -37,14 +36,18 @@ export function createCollectionStore(
 ): CollectionStore {
   const collection: DriverCollection = db.collection(collectionName)
   const timeLimit = options.maxTimeMS === undefined ? {} : { maxTimeMS: options.maxTimeMS }
-  const stored = (doc: WireDoc) => toStored(doc, shape) as Document
+  // Ids are written in the bson of the driver behind `db`, whichever major it is (object-id.ts).
+  const ids = objectIdsFor(db)
+  const stored = (doc: WireDoc) => toStored(doc, shape, ids) as Document
+  const mongoFilter = (filter: Filter | undefined) => toMongoFilter(filter, shape, ids)
   const modelFields = shape.kind === 'object' ? [...shape.fields.keys()] : []
 
   function findOptions(query: ListQuery): DriverFindOptions {
     const found: DriverFindOptions = { ...timeLimit }
     if (query.sort !== undefined) {
+      const path = toMongoPath(query.sort.path, shape)
       // `_id` as a tie-breaker makes pages stable when the sort key repeats.
-      found.sort = query.sort.path === '_id' ? { _id: query.sort.direction } : { [query.sort.path]: query.sort.direction, _id: 1 }
+      found.sort = path === '_id' ? { _id: query.sort.direction } : { [path]: query.sort.direction, _id: 1 }
     }
     if (query.skip > 0) found.skip = query.skip
     if (query.limit !== undefined) found.limit = query.limit
@@ -52,22 +55,14 @@ export function createCollectionStore(
   }
 
   return {
-    async *list(query) {
-      const cursor = collection.find(toMongoFilter(query.filter), findOptions(query))
-      try {
-        for await (const doc of cursor) yield toWire(doc)
-      } catch (error) {
-        throw mapDriverError(error)
-      } finally {
-        await cursor.close()
-      }
-    },
+    list: (query) => translatingCursor(collection.find(mongoFilter(query.filter), findOptions(query)), toWire),
     find: (query) =>
-      translating(async () => (await collection.find(toMongoFilter(query.filter), findOptions(query)).toArray()).map(toWire)),
-    count: (filter: Filter | undefined) => translating(() => collection.countDocuments(toMongoFilter(filter), timeLimit)),
+      translating(async () => (await collection.find(mongoFilter(query.filter), findOptions(query)).toArray()).map(toWire)),
+    count: (filter: Filter | undefined) => translating(() => collection.countDocuments(mongoFilter(filter), timeLimit)),
+    asStored: (doc) => toWire(stored(doc)),
     findOne: (filter) =>
       translating(async () => {
-        const doc = await collection.findOne(toMongoFilter(filter), timeLimit)
+        const doc = await collection.findOne(mongoFilter(filter), timeLimit)
         return doc === null ? undefined : toWire(doc)
       }),
     insert: (doc) =>
@@ -75,7 +70,7 @@ export function createCollectionStore(
         const document = stored(doc)
         const chosen = document['_id'] !== undefined
         for (let attempt = 1; ; attempt++) {
-          const attempted = chosen ? document : { _id: newObjectId(), ...document }
+          const attempted = chosen ? document : { _id: ids.fresh(), ...document }
           try {
             await collection.insertOne(attempted)
             return toWire(attempted)
@@ -89,15 +84,15 @@ export function createCollectionStore(
     replace: (filter, doc, keep = []) =>
       translating(async () => {
         const { _id: _ignored, ...replacement } = stored(doc)
-        const mongoFilter = toMongoFilter(filter)
+        const selected = mongoFilter(filter)
         // Set what was sent and unset the model's other fields, in one atomic update: fields the model
         // does not declare (embedded arrays, another API version's fields) are kept.
         const unset = modelFields.filter((name) => !(name in replacement) && !keep.includes(name) && name !== '_id')
         const update: Document = { $set: replacement }
         if (unset.length > 0) update['$unset'] = Object.fromEntries(unset.map((name) => [name, '']))
         const after = Object.keys(replacement).length === 0 && unset.length === 0
-          ? await collection.findOne(mongoFilter, timeLimit)
-          : await collection.findOneAndUpdate(mongoFilter, update, { returnDocument: 'after', ...timeLimit })
+          ? await collection.findOne(selected, timeLimit)
+          : await collection.findOneAndUpdate(selected, update, { returnDocument: 'after', ...timeLimit })
         return after === null ? undefined : toWire(after)
       }),
     update: (filter, changes: DocChanges) =>
@@ -109,22 +104,22 @@ export function createCollectionStore(
         if (changes.unset !== undefined && changes.unset.length > 0) {
           update['$unset'] = Object.fromEntries(changes.unset.map((path) => [path, '']))
         }
-        const mongoFilter = toMongoFilter(filter)
+        const selected = mongoFilter(filter)
         // An empty PATCH changes nothing but must still report whether the document exists.
         const after = Object.keys(update).length === 0
-          ? await collection.findOne(mongoFilter, timeLimit)
-          : await collection.findOneAndUpdate(mongoFilter, update, { returnDocument: 'after', ...timeLimit })
+          ? await collection.findOne(selected, timeLimit)
+          : await collection.findOneAndUpdate(selected, update, { returnDocument: 'after', ...timeLimit })
         return after === null ? undefined : toWire(after)
       }),
-    remove: (filter) => translating(async () => (await collection.deleteOne(toMongoFilter(filter), timeLimit)).deletedCount === 1),
-    removeMany: (filter) => translating(async () => (await collection.deleteMany(toMongoFilter(filter), timeLimit)).deletedCount),
-    findByIds: (ids) =>
+    remove: (filter) => translating(async () => (await collection.deleteOne(mongoFilter(filter), timeLimit)).deletedCount === 1),
+    removeMany: (filter) => translating(async () => (await collection.deleteMany(mongoFilter(filter), timeLimit)).deletedCount),
+    findByIds: (wanted) =>
       translating(async () => {
-        const valid = [...new Set(ids)].filter((id) => /^[0-9a-fA-F]{24}$/.test(id)).map((id) => ObjectId.createFromHexString(id))
+        const valid = [...new Set(wanted)].filter(isObjectIdHex).map(ids.fromHex)
         if (valid.length === 0) return []
         return (await collection.find({ _id: { $in: valid } }, timeLimit).toArray()).map(toWire)
       }),
-    arrayItems: (field, itemShape) => createArrayItems(collection, field, itemShape, timeLimit),
+    arrayItems: (field, itemShape) => createArrayItems(collection, field, { parent: shape, item: itemShape }, { ids, timeLimit }),
     ensureUnique: (field) =>
       translating(async () => {
         await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` })

@@ -1,4 +1,5 @@
 import { StoreError } from '../errors.js'
+import type { Document, DriverCursor } from './driver-db.js'
 
 /** Driver / engine error codes we answer on purpose; everything else propagates unchanged (a 500). */
 const DUPLICATE_KEY = 11000
@@ -27,5 +28,16 @@ export async function translating<T>(operation: () => Promise<T>): Promise<T> {
     return await operation()
   } catch (error) {
     throw mapDriverError(error)
+  }
+}
+
+/** Yields a cursor's documents as `convert` makes them, translating engine errors; the cursor is closed however the loop ends. */
+export async function* translatingCursor<T>(cursor: DriverCursor, convert: (doc: Document) => T): AsyncGenerator<T> {
+  try {
+    for await (const doc of cursor) yield convert(doc)
+  } catch (error) {
+    throw mapDriverError(error)
+  } finally {
+    await cursor.close()
   }
 }

@@ -22,6 +22,11 @@ export interface CollectionStore {
   find(query: ListQuery): Promise<WireDoc[]>
   count(filter: Filter | undefined): Promise<number>
   findOne(filter: Filter): Promise<WireDoc | undefined>
+  /**
+   * The document as the store will keep it, in wire form (ObjectIds of the model as lowercase hex):
+   * what a filter is evaluated on before a write, so it compares as the database will.
+   */
+  asStored(doc: WireDoc): WireDoc
   /** Inserts a document; a duplicate `_id` or unique field raises StoreError FMC_ERR_STORE_DUPLICATE. */
   insert(doc: WireDoc): Promise<WireDoc>
   /**
@@ -47,7 +52,12 @@ export interface CollectionStore {
  * does not exist (or is outside `parent`'s scope).
  */
 export interface ArrayItems {
-  list(parent: Filter, query: ListQuery): Promise<WireDoc[] | undefined>
+  /** One page of the items of the parent, at once; empty when the parent is missing too (see hasParent). */
+  find(parent: Filter, query: ListQuery): Promise<WireDoc[]>
+  /** The items of the parent one by one, as `CollectionStore.list` streams documents. */
+  list(parent: Filter, query: ListQuery): AsyncIterable<WireDoc>
+  /** Whether the parent exists (within `parent`'s scope): what tells an empty list from a missing parent. */
+  hasParent(parent: Filter): Promise<boolean>
   get(parent: Filter, itemId: string): Promise<{ item: WireDoc | undefined } | undefined>
   /** Adds an item (a new id unless it brings a valid one); undefined when the parent is missing or the id is taken. */
   push(parent: Filter, item: WireDoc): Promise<WireDoc | undefined>

@@ -1,0 +1,169 @@
+import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ListQuery } from '../query/list-query.js'
+import { DROP } from '../schema/fit-document.js'
+import type { DocumentFitter } from '../schema/fit-response.js'
+import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { StreamGate } from './stream-gate.js'
+
+/** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
+export const STREAM_ABOVE = 1000
+/** Streamed lists with populates are read and populated in batches of this many documents. */
+const STREAM_BATCH = 1000
+/** Streamed text leaves in chunks of about this many characters (a few documents, or one large one). */
+const STREAM_CHUNK_CHARS = 64 * 1024
+/** What a client refused for too many streams is told to wait before retrying, in seconds. */
+const STREAM_RETRY_AFTER_S = 1
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** How a list fetches its documents: a bounded page at once, or any number one by one. */
+export type ListSource = Pick<CollectionStore, 'find' | 'list'>
+
+/** How a list shows a stored document: populated, fitted to its output model, serialized. */
+export interface ListPresenter {
+  /** Named in the log when a stream fails half-way. */
+  readonly collection: string
+  /** Runs on each page or streamed batch before it is shown (populates: one query per field). */
+  readonly populate?: ((docs: WireDoc[]) => Promise<WireDoc[]>) | undefined
+  /** Fits a document to the output model, logging what does not fit; DROP when none of it can be served. */
+  readonly fit: DocumentFitter
+  /** Serializes one fitted document of the output model. */
+  readonly serialize: (doc: unknown) => string
+}
+
+/**
+ * The one list pipeline of main, lookup and embed lists: a bounded page is read at once, a larger
+ * or unbounded one is streamed (streamList); either way each document is populated, fitted and
+ * serialized here by the same presenter, so the two answers are the same bytes.
+ */
+export async function serveList(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: ListQuery,
+  source: ListSource,
+  presenter: ListPresenter,
+  streams: StreamGate
+): Promise<FastifyReply> {
+  if (query.limit !== undefined && query.limit <= STREAM_ABOVE) {
+    const page = await source.find(query)
+    const docs = presenter.populate === undefined ? page : await presenter.populate(page)
+    return reply.type(JSON_TYPE).send(`[${showAll(docs, presenter, request)}]`)
+  }
+  return streamList(request, reply, source.list(query), presenter, streams)
+}
+
+/** The documents fitted and serialized, comma-separated; dropped documents leave no trace. */
+function showAll(docs: readonly WireDoc[], presenter: ListPresenter, request: FastifyRequest): string {
+  let text = ''
+  for (const doc of docs) {
+    const fitted = presenter.fit(doc, request)
+    if (fitted === DROP) continue
+    text += text === '' ? presenter.serialize(fitted) : `,${presenter.serialize(fitted)}`
+  }
+  return text
+}
+
+/**
+ * Writes the array as it is read, so memory stays flat however many documents match and a slow
+ * client slows the cursor down instead of filling the heap. The first document is read before
+ * the status line goes out, so a query the database refuses (or a missing parent) still gets a
+ * proper error status.
+ *
+ * Past that point a failure cannot change the status: the response is destroyed instead of ended
+ * (a chunked answer then lacks its last chunk, which clients report as an error), never closed
+ * with `]` as if complete, and the failure is logged. A client that reads nothing for the
+ * router's idle timeout is disconnected, and at most `maxStreams` streams run at once (503 past it).
+ */
+async function streamList(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  docs: AsyncIterable<WireDoc>,
+  presenter: ListPresenter,
+  streams: StreamGate
+): Promise<FastifyReply> {
+  const place = streams.enter()
+  if (place === undefined) {
+    const detail = `Too many lists are being streamed (at most ${streams.max} at once); retry in a moment or send a limit of at most ${STREAM_ABOVE}`
+    return reply.code(503).header('retry-after', String(STREAM_RETRY_AFTER_S)).send({ detail })
+  }
+  const release = place
+  const iterator = docs[Symbol.asyncIterator]()
+  let started = false
+  reply.raw.once('close', () => {
+    release()
+    // A stream destroyed before its first pull never runs the generator's finally: close the cursor here.
+    if (!started) void iterator.return?.()
+  })
+  let head: IteratorResult<WireDoc>
+  try {
+    head = await iterator.next()
+  } catch (error) {
+    release()
+    throw error
+  }
+  const idle = new IdleTimer(streams.idleTimeoutMs, () => reply.raw.destroy())
+  async function* chunks(): AsyncGenerator<string> {
+    started = true
+    let text = '['
+    let first = true
+    const batch: WireDoc[] = []
+    const populate = presenter.populate
+    function add(ready: WireDoc[]): void {
+      const shown = showAll(ready, presenter, request)
+      if (shown === '') return
+      text += first ? shown : `,${shown}`
+      first = false
+    }
+    try {
+      for (let next = head; next.done !== true; next = await iterator.next()) {
+        if (populate === undefined) add([next.value])
+        else {
+          // Populates run once per batch, with one query per field.
+          batch.push(next.value)
+          if (batch.length >= STREAM_BATCH) add(await populate(batch.splice(0)))
+        }
+        if (text.length >= STREAM_CHUNK_CHARS) {
+          yield* idle.around(text)
+          text = ''
+        }
+      }
+      if (batch.length > 0 && populate !== undefined) add(await populate(batch.splice(0)))
+      yield* idle.around(`${text}]`)
+    } catch (error) {
+      request.log.error({ err: error, collection: presenter.collection }, 'streamed list failed after its status was sent; the response was cut short')
+      throw error
+    } finally {
+      idle.stop()
+      release()
+      await iterator.return?.()
+    }
+  }
+  return reply.type(JSON_TYPE).send(Readable.from(chunks(), { objectMode: false }))
+}
+
+/** Runs `onIdle` when a yielded chunk is not taken within `ms`: the client stopped reading. */
+class IdleTimer {
+  readonly #ms: number
+  readonly #onIdle: () => void
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(ms: number, onIdle: () => void) {
+    this.#ms = ms
+    this.#onIdle = onIdle
+  }
+
+  /** Yields `chunk`, counting only the time until the consumer asks for more (not our own reads). */
+  *around(chunk: string): Generator<string> {
+    this.#timer = setTimeout(this.#onIdle, this.#ms)
+    try {
+      yield chunk
+    } finally {
+      this.stop()
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+}
