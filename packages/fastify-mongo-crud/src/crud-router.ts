@@ -15,7 +15,7 @@ declare const CRUD_ROUTER_OPTIONS: unique symbol
 /** The type of `CRUDRouter`: a Fastify plugin whose options are checked by the overload below. */
 export type CRUDRouterPlugin = (
   fastify: FastifyInstance,
-  options: CRUDRouterOptions & { readonly [CRUD_ROUTER_OPTIONS]: 'these options do not fit CRUDRouterOptions<typeof model, typeof modelOut>' }
+  options: CRUDRouterOptions & { readonly [CRUD_ROUTER_OPTIONS]: 'these options do not fit CRUDRouterOptions<typeof model, typeof modelOut>: give them that type to see why' }
 ) => Promise<void>
 
 /** The CRUD router plugin: `app.register(CRUDRouter, { model, db, collectionName, ... })`. */
