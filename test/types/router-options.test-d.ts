@@ -5,14 +5,16 @@
 
 import { type EmbeddedDb, openEmbedded } from '@fastify-mongo-crud/embedded'
 import { expectTypeOf } from 'expect-type'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   CRUDEmbed,
   CRUDLookup,
   CRUDPopulate,
   CRUDRouter,
   type CRUDRouterOptions,
+  type Dependency,
   type DriverDb,
+  type FilterDependency,
   type InModel,
   MongoModel,
   MongoModelOut,
@@ -107,6 +109,18 @@ export async function routerOptions(): Promise<void> {
   // @ts-expect-error identifierField is '_id' or a field of the model
   const badIdentifier: CRUDRouterOptions<typeof User> = { model: User, db: embeddedDb, collectionName: 'u', identifierField: 'nope' }
   void [options, badIdentifier]
+}
+
+export async function functionsDeclaredApart(): Promise<void> {
+  // Functions written before these types (a plain FastifyRequest, the bare Dependency / FilterDependency)
+  // still fit: they ask less of the request than it carries.
+  const adminOnly: Dependency = async (request) => void request.headers
+  const plainScope = async (request: FastifyRequest) => ({ owner: String(request.headers['x-user']) })
+  const scope: FilterDependency = (request) => ({ owner: String(request.headers['x-user']) })
+  const userScope: FilterDependency<typeof User> = () => ({ age: { $lt: 100 } })
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: plainScope, dependenciesCreateOne: [adminOnly] })
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: scope })
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: userScope })
 }
 
 export function relationOptions(): void {

@@ -13,7 +13,7 @@ import type { DriverDb } from './store/driver-db.js'
 // Their homes are dependency.ts and route-names.ts; re-exported for the route files that import them from here.
 export type { Dependency, RouteName }
 
-/** `'_id'`, or a top-level field of the model (its `id` is `_id` in the database, so it is not one). */
+/** `'_id'`, or a top-level field of the model other than `id` (the API name of `_id`: say `'_id'`). */
 export type IdentifierField<M extends InModel> = '_id' | Exclude<keyof Static<M> & string, 'id'>
 
 /**
