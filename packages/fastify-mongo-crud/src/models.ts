@@ -1,24 +1,37 @@
-import { type TObject, type TProperties, type TSchema, Type } from 'typebox'
+import { type TObject, type TProperties, type TSchema, Type, type Static as TypeBoxStatic } from 'typebox'
 
 /**
  * Models are plain TypeBox object schemas, branded so that option checks (CRUDPopulate, CRUDRouter)
  * can tell an input model from an output model. The brand is a non-enumerable symbol: it never reaches
- * JSON Schema, OpenAPI or Ajv.
+ * JSON Schema, OpenAPI or Ajv. Its type is the brand at compile time too, so passing an output model
+ * where an input model is expected fails to compile, not only at registration.
  */
-const MODEL_KIND = Symbol.for('fastify-mongo-crud.model-kind')
+const MODEL_KIND: unique symbol = Symbol.for('fastify-mongo-crud.model-kind')
 
 export type ModelKind = 'in' | 'out'
 /** What routers and relations accept as a model: an object schema with a name. */
 export type MongoModelSchema = TSchema & { $id: string, type: 'object', properties: TProperties }
+
+/** The brand as types see it; an interface, so that declarations emitted for a user's models can name it. */
+export interface ModelBrand<K extends ModelKind> {
+  readonly [MODEL_KIND]: K
+}
+/** An input model, as `MongoModel()` returns it. */
+export type InModel = MongoModelSchema & ModelBrand<'in'>
+/** An output model, as `MongoModelOut()` returns it. */
+export type OutModel = MongoModelSchema & ModelBrand<'out'>
+
+/** The TypeScript type of the documents a model (or any TypeBox schema) describes. */
+export type Static<T extends TSchema> = TypeBoxStatic<T>
 
 /** A reference to another document: a 24-hex string on the wire, an ObjectId in the database. */
 export function ObjectIdField(options: { description?: string } = {}) {
   return Type.String({ format: 'objectid', pattern: '^[0-9a-fA-F]{24}$', ...options })
 }
 
-function brand<T extends TObject>(schema: T, kind: ModelKind): T & { $id: string } {
+function brand<T extends TObject, K extends ModelKind>(schema: T, kind: K): T & { $id: string } & ModelBrand<K> {
   Object.defineProperty(schema, MODEL_KIND, { value: kind, enumerable: false })
-  return schema as T & { $id: string }
+  return schema as T & { $id: string } & ModelBrand<K>
 }
 
 function checkName(name: unknown, factory: string): asserts name is string {

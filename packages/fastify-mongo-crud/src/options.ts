@@ -1,30 +1,33 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import type { Dependency, FilterDependency, RouteDependencies } from './dependency.js'
 import { SetupError } from './errors.js'
-import { isModel, isModelOut, type MongoModelSchema } from './models.js'
+import { type InModel, isModel, isModelOut, type MongoModelSchema, type OutModel, type Static } from './models.js'
 import type { FilterLimits } from './query/parse-filter.js'
 import { CRUDEmbed } from './relations/crud-embed.js'
 import { CRUDLookup } from './relations/crud-lookup.js'
 import { CRUDPopulate } from './relations/crud-populate.js'
-import { checkDependencies, checkDisabled, type DependencyOptions, describeValue } from './relations/relation-options.js'
+import { checkDependencies, checkDisabled, describeValue } from './relations/relation-options.js'
 import { camel, ROUTE_NAMES, type RouteName } from './route-names.js'
 import type { DriverDb } from './store/driver-db.js'
 
-/** Runs before its route; throw `HTTPException` (or any error with a 4xx `statusCode`) to refuse. */
-export type Dependency = (request: FastifyRequest, reply: FastifyReply) => unknown
+// Their homes are dependency.ts and route-names.ts; re-exported for the route files that import them from here.
+export type { Dependency, RouteName }
 
-/** Returns the filter (MongoDB syntax, trusted server code) that scopes every route of the router. */
-export type FilterDependency = (request: FastifyRequest) => unknown
+/** `'_id'`, or a top-level field of the model other than `id` (the API name of `_id`: say `'_id'`). */
+export type IdentifierField<M extends InModel> = '_id' | Exclude<keyof Static<M> & string, 'id'>
 
-export type { RouteName }
-
-export interface CRUDRouterOptions extends DependencyOptions {
-  model: MongoModelSchema
+/**
+ * Options of `CRUDRouter`, typed after the input model `M` and the output model `O` (both inferred from
+ * what `app.register(CRUDRouter, { ... })` receives).
+ */
+export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutModel = OutModel> extends RouteDependencies<M> {
+  model: M
   db: DriverDb
   collectionName: string
   prefix?: string
   tags?: string[]
-  identifierField?: string
-  modelOut?: MongoModelSchema
+  identifierField?: IdentifierField<M>
+  modelOut?: O
   lookups?: CRUDLookup[]
   embeds?: CRUDEmbed[]
   populates?: CRUDPopulate[]
@@ -34,7 +37,7 @@ export interface CRUDRouterOptions extends DependencyOptions {
   disableReplaceOne?: boolean
   disableUpdateOne?: boolean
   disableDeleteOne?: boolean
-  filterDependency?: FilterDependency
+  filterDependency?: FilterDependency<M>
   /**
    * What the list does with client `filters` under a `filterDependency` scope: `'ignore'` them
    * (SPEC §4.2 rule 4, the default) or `'and'` them with the scope, so scoped lists can search.
@@ -71,7 +74,7 @@ export interface ResolvedRouterOptions {
   readonly populates: readonly CRUDPopulate[]
   readonly disabled: ReadonlySet<RouteName>
   readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
-  readonly filterDependency: FilterDependency | undefined
+  readonly filterDependency: ((request: FastifyRequest) => unknown) | undefined
   readonly filtersUnderScope: 'ignore' | 'and'
   readonly notFoundStatus: 400 | 404
   readonly filterable: readonly string[] | undefined
@@ -160,7 +163,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     populates: instances(raw, 'populates', CRUDPopulate),
     disabled,
     dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
-    filterDependency: filterDependency as FilterDependency | undefined,
+    filterDependency: filterDependency as ResolvedRouterOptions['filterDependency'],
     filtersUnderScope,
     notFoundStatus,
     filterable: stringList(raw, 'filterable'),

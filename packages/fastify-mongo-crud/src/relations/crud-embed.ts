@@ -1,14 +1,16 @@
+import type { RouteDependencies } from '../dependency.js'
 import { SetupError } from '../errors.js'
-import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
-import type { RouteName } from '../options.js'
+import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
+import type { RouteName } from '../route-names.js'
 import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
 
-/** Embedded items have no PUT route, so there is no `disableReplaceOne` to take. */
-export interface CRUDEmbedOptions extends DependencyOptions, Omit<DisableOptions, 'disableReplaceOne'> {
-  /** Model of one embedded item (made by MongoModel: it has its own `id`). */
-  model: MongoModelSchema
+/** Embedded items have no PUT route, so there is no `disableReplaceOne` to take, nor a `dependenciesReplaceOne` that would run. */
+export interface CRUDEmbedOptions<M extends InModel = InModel, O extends OutModel = OutModel>
+  extends Omit<RouteDependencies<M>, 'dependenciesReplaceOne'>, Omit<DisableOptions, 'disableReplaceOne'> {
+  /** Model of one embedded item (made by MongoModel: it has its own `id`); item dependencies see bodies of it. */
+  model: M
   /** Output model of the children (an extension of the spec): only its fields appear in responses. */
-  modelOut?: MongoModelSchema
+  modelOut?: O
   /** The parent's array field holding the items; also the path segment of the child routes. */
   embedName: string
 }
@@ -19,23 +21,23 @@ const CODE = 'FMC_ERR_EMBED_INVALID'
 export const EMBED_ROUTES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne', 'UpdateOne', 'DeleteOne']
 
 /** Declares child routes over an array of documents stored inside the parent. */
-export class CRUDEmbed {
-  readonly model: MongoModelSchema
-  readonly modelOut: MongoModelSchema | undefined
+export class CRUDEmbed<M extends InModel = InModel, O extends OutModel = OutModel> {
+  readonly model: M
+  readonly modelOut: O | undefined
   readonly embedName: string
   readonly dependencies: Required<DependencyOptions>
   /** Child routes left out (`disable*` keys): not registered, so 404 and absent from the OpenAPI document. */
   readonly disabled: ReadonlySet<RouteName>
 
-  constructor(options: CRUDEmbedOptions) {
+  constructor(options: CRUDEmbedOptions<M, O>) {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
     refuseSnakeCaseKeys('CRUDEmbed', CODE, raw)
     if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDEmbed: 'model' must be a model made by MongoModel()`)
-    this.model = raw['model']
+    this.model = raw['model'] as M
     if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
       throw new SetupError(CODE, `CRUDEmbed: 'modelOut' must be a model made by MongoModelOut()`)
     }
-    this.modelOut = raw['modelOut'] as MongoModelSchema | undefined
+    this.modelOut = raw['modelOut'] as O | undefined
     const name = requireName('CRUDEmbed', CODE, raw, 'embedName')
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new SetupError(CODE, `CRUDEmbed: 'embedName' must be a plain field name, received ${JSON.stringify(name)}`)

@@ -1,12 +1,14 @@
+import type { RouteDependencies } from '../dependency.js'
 import { SetupError } from '../errors.js'
-import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
-import type { RouteName } from '../options.js'
+import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
+import type { RouteName } from '../route-names.js'
 import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
 
-export interface CRUDLookupOptions extends DependencyOptions, DisableOptions {
-  model: MongoModelSchema
+export interface CRUDLookupOptions<M extends InModel = InModel, O extends OutModel = OutModel> extends RouteDependencies<M>, DisableOptions {
+  /** Model of the children (made by MongoModel); dependencies of the child write routes see bodies of it. */
+  model: M
   /** Output model of the children (an extension of the spec): only its fields appear in responses. */
-  modelOut?: MongoModelSchema
+  modelOut?: O
   collectionName: string
   /** Path segment of the child routes, without a leading slash (`messages`). */
   prefix: string
@@ -19,9 +21,9 @@ export interface CRUDLookupOptions extends DependencyOptions, DisableOptions {
 const CODE = 'FMC_ERR_LOOKUP_INVALID'
 
 /** Declares child routes under a parent item, backed by a second collection. */
-export class CRUDLookup {
-  readonly model: MongoModelSchema
-  readonly modelOut: MongoModelSchema | undefined
+export class CRUDLookup<M extends InModel = InModel, O extends OutModel = OutModel> {
+  readonly model: M
+  readonly modelOut: O | undefined
   readonly collectionName: string
   readonly prefix: string
   readonly localField: string
@@ -30,15 +32,15 @@ export class CRUDLookup {
   /** Child routes left out (`disable*` keys): not registered, so 404 and absent from the OpenAPI document. */
   readonly disabled: ReadonlySet<RouteName>
 
-  constructor(options: CRUDLookupOptions) {
+  constructor(options: CRUDLookupOptions<M, O>) {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
     refuseSnakeCaseKeys('CRUDLookup', CODE, raw)
     if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDLookup: 'model' must be a model made by MongoModel()`)
-    this.model = raw['model']
+    this.model = raw['model'] as M
     if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
       throw new SetupError(CODE, `CRUDLookup: 'modelOut' must be a model made by MongoModelOut()`)
     }
-    this.modelOut = raw['modelOut'] as MongoModelSchema | undefined
+    this.modelOut = raw['modelOut'] as O | undefined
     this.collectionName = requireName('CRUDLookup', CODE, raw, 'collectionName')
     const prefix = requireName('CRUDLookup', CODE, raw, 'prefix')
     if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {

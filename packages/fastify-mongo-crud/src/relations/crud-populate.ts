@@ -1,11 +1,13 @@
 import { SetupError } from '../errors.js'
-import { isModel, isModelOut, type MongoModelSchema } from '../models.js'
+import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
 
-export interface CRUDPopulateOptions {
+export interface CRUDPopulateOptions<M extends InModel = InModel, O extends OutModel = OutModel> {
   field: string
   collection: string
-  model: MongoModelSchema
-  modelOut?: MongoModelSchema
+  /** Model of the populated documents (made by MongoModel). */
+  model: M
+  /** Output model of the populated documents (made by MongoModelOut): only its fields appear. */
+  modelOut?: O
 }
 
 const fail = (message: string) => new SetupError('FMC_ERR_POPULATE_INVALID', `CRUDPopulate: ${message}`)
@@ -20,22 +22,22 @@ function requireString(options: Record<string, unknown>, key: 'field' | 'collect
  * Declares that `field` holds ids of documents in `collection`, to be replaced by those documents in
  * GET responses. A declaration only: it checks its options and does no database work.
  */
-export class CRUDPopulate {
+export class CRUDPopulate<M extends InModel = InModel, O extends OutModel = OutModel> {
   readonly field: string
   readonly collection: string
-  readonly model: MongoModelSchema
-  readonly modelOut: MongoModelSchema | undefined
+  readonly model: M
+  readonly modelOut: O | undefined
 
-  constructor(options: CRUDPopulateOptions) {
+  constructor(options: CRUDPopulateOptions<M, O>) {
     const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
     this.field = requireString(raw, 'field')
     this.collection = requireString(raw, 'collection')
     if (!isModel(raw['model'])) throw fail(`'model' must be a model made by MongoModel()`)
-    this.model = raw['model']
+    this.model = raw['model'] as M
     if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
       throw fail(`'modelOut' must be a model made by MongoModelOut()`)
     }
-    this.modelOut = raw['modelOut'] as MongoModelSchema | undefined
+    this.modelOut = raw['modelOut'] as O | undefined
     Object.freeze(this)
   }
 }

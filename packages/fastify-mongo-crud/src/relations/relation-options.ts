@@ -1,5 +1,5 @@
+import type { Dependency } from '../dependency.js'
 import { SetupError, type SetupErrorCode } from '../errors.js'
-import type { Dependency } from '../options.js'
 import { camel, ROUTE_NAMES, type RouteName } from '../route-names.js'
 
 /** The six per-route dependency keys, shared by routers and child declarations. */
@@ -13,6 +13,7 @@ export const DEPENDENCY_KEYS = [
 ] as const
 
 export type DependencyKey = (typeof DEPENDENCY_KEYS)[number]
+/** The dependency lists as checked and stored (every key present); the typed option keys are `RouteDependencies`. */
 export type DependencyOptions = { [K in DependencyKey]?: Dependency[] }
 
 export function checkDependencies(owner: string, code: SetupErrorCode, options: Record<string, unknown>): Required<DependencyOptions> {

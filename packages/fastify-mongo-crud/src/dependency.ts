@@ -1,0 +1,45 @@
+import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify'
+import type { Filter } from 'mongodb'
+import type { MongoModelSchema, Static } from './models.js'
+
+/**
+ * Runs before its route; throw `HTTPException` (or any error with a 4xx `statusCode`) to refuse.
+ * `RouteGeneric` types what the request carries on the route the dependency is attached to.
+ */
+export type Dependency<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> = (
+  request: FastifyRequest<RouteGeneric>,
+  reply: FastifyReply
+) => unknown
+
+/** Path parameters as dependencies see them: strings, not yet validated (a child route adds its own). */
+export type RawParams = { readonly [name: string]: string | undefined }
+
+/**
+ * A request body as a dependency sees it. Dependencies run before validation, so that a refused caller
+ * learns nothing about the schema: the body is parsed JSON of any shape. Its keys are the model's (a typo
+ * fails to compile), its values are unchecked until the route validates them.
+ */
+export type UnvalidatedBody<T> = { readonly [K in keyof T]?: unknown } | null | undefined
+
+/** What a dependency of a route that takes no body receives. */
+export type ReadRequest = { Params: RawParams }
+/** What a dependency of a write route receives: the body is typed after the model it will be checked against. */
+export type WriteRequest<M extends MongoModelSchema> = { Params: RawParams, Body: UnvalidatedBody<Static<M>> }
+
+/** The per-route dependency keys of a router, a lookup or an embed, typed after the model `M`. */
+export interface RouteDependencies<M extends MongoModelSchema> {
+  dependenciesGetAll?: Dependency<ReadRequest>[]
+  dependenciesGetOne?: Dependency<ReadRequest>[]
+  dependenciesCreateOne?: Dependency<WriteRequest<M>>[]
+  dependenciesReplaceOne?: Dependency<WriteRequest<M>>[]
+  dependenciesUpdateOne?: Dependency<WriteRequest<M>>[]
+  dependenciesDeleteOne?: Dependency<ReadRequest>[]
+}
+
+/** The filter a `filterDependency` returns: the official driver's `Filter` of the model's documents. */
+export type ScopeFilter<M extends MongoModelSchema> = Filter<Static<M>>
+
+/** Returns the filter (MongoDB syntax, trusted server code) that scopes every route of the router. */
+export type FilterDependency<M extends MongoModelSchema = MongoModelSchema> = (
+  request: FastifyRequest<ReadRequest>
+) => ScopeFilter<M> | Promise<ScopeFilter<M>>
