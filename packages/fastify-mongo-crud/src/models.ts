@@ -1,4 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type, type Static as TypeBoxStatic } from 'typebox'
+import { OBJECT_ID_PATTERN } from './store/object-id.js'
 
 /**
  * Models are plain TypeBox object schemas, branded so that option checks (CRUDPopulate, CRUDRouter)
@@ -26,7 +27,7 @@ export type Static<T extends TSchema> = TypeBoxStatic<T>
 
 /** A reference to another document: a 24-hex string on the wire, an ObjectId in the database. */
 export function ObjectIdField(options: { description?: string } = {}) {
-  return Type.String({ format: 'objectid', pattern: '^[0-9a-fA-F]{24}$', ...options })
+  return Type.String({ format: 'objectid', pattern: OBJECT_ID_PATTERN, ...options })
 }
 
 function brand<T extends TObject, K extends ModelKind>(schema: T, kind: K): T & { $id: string } & ModelBrand<K> {

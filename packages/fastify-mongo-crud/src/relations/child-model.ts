@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox'
 import type { MongoModelSchema } from '../models.js'
+import type { ListSpec } from '../query/parse-client-query.js'
 import type { FilterContext } from '../query/parse-filter.js'
-import type { ListSpec } from '../routes/list.js'
 import { buildShape, type ShapeNode } from '../schema/model-shape.js'
 import { partialModel, refTo } from '../schema/partial-model.js'
 

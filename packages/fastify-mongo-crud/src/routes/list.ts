@@ -2,11 +2,8 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
-import { type FilterContext, parseFilter } from '../query/parse-filter.js'
-import { type PageLimits, parsePage } from '../query/parse-page.js'
-import { parseSort } from '../query/parse-sort.js'
+import { parseClientQuery } from '../query/parse-client-query.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
-import type { ShapeNode } from '../schema/model-shape.js'
 import type { RouterContext } from './router-context.js'
 import { type ListPresenter, serveList } from './serve-list.js'
 
@@ -39,18 +36,4 @@ async function parseListQuery(context: RouterContext, request: FastifyRequest): 
   }
   const { filters: _ignored, ...rest } = query
   return { ...parseClientQuery(rest, context.listSpec), filter: await context.scope(request) }
-}
-
-/** What a list (main, lookup children or embedded items) lets clients filter, sort and page by. */
-export interface ListSpec {
-  sortable: ShapeNode
-  filterContext: FilterContext
-  page: PageLimits
-}
-
-export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
-  const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
-  const sort = parseSort(query, spec.sortable, isDocument)
-  const page = parsePage(query, spec.page)
-  return { filter: parseFilter(query.filters, spec.filterContext), sort, ...page }
 }

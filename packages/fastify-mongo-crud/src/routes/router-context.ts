@@ -2,12 +2,12 @@ import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
+import type { ListSpec } from '../query/parse-client-query.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
-import type { ListSpec } from './list.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
 
 /** What every route of one router shares, computed once at registration. */

@@ -1,0 +1,19 @@
+import type { ShapeNode } from '../schema/model-shape.js'
+import type { ListQuery, ListQueryString } from './list-query.js'
+import { type FilterContext, parseFilter } from './parse-filter.js'
+import { type PageLimits, parsePage } from './parse-page.js'
+import { parseSort } from './parse-sort.js'
+
+/** What a list (main, lookup children or embedded items) lets clients filter, sort and page by. */
+export interface ListSpec {
+  sortable: ShapeNode
+  filterContext: FilterContext
+  page: PageLimits
+}
+
+export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
+  const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
+  const sort = parseSort(query, spec.sortable, isDocument)
+  const page = parsePage(query, spec.page)
+  return { filter: parseFilter(query.filters, spec.filterContext), sort, ...page }
+}
