@@ -15,6 +15,9 @@ const HEAVY = ['redoc', 'react', 'react-dom', 'lmdb', 'mingo', 'styled-component
 
 interface LockEntry {
   link?: boolean
+  hasInstallScript?: boolean
+  os?: string[]
+  cpu?: string[]
   resolved?: string
   dependencies?: Record<string, string>
   optionalDependencies?: Record<string, string>
@@ -58,9 +61,9 @@ function relativeLinks(markdown: string): string[] {
  * dependency resolved the way Node resolves it (nearest node_modules first), workspace links followed.
  * Peer dependencies are the user's own (fastify, mongodb) and are not followed.
  */
-function installedClosure(workspaceDir: string): Set<string> {
+function installedClosure(workspaceDir: string): Map<string, LockEntry> {
   const lock = readJson<{ packages: Record<string, LockEntry> }>('package-lock.json').packages
-  const names = new Set<string>()
+  const names = new Map<string, LockEntry>()
   const seen = new Set<string>()
   const visit = (location: string) => {
     if (seen.has(location)) return
@@ -69,7 +72,6 @@ function installedClosure(workspaceDir: string): Set<string> {
     assert.ok(entry, `package-lock.json has no entry for ${location}`)
     if (entry.link) return visit(entry.resolved!)
     for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
-      names.add(name)
       let from = location
       let found: string | undefined
       for (;;) {
@@ -83,8 +85,10 @@ function installedClosure(workspaceDir: string): Set<string> {
         from = at === -1 ? '' : from.slice(0, at)
       }
       // An optional dependency for another platform may be absent from the tree; a required one may not.
-      if (found) visit(found)
-      else assert.ok(entry.optionalDependencies?.[name], `${location} needs ${name}, which the lock file lacks`)
+      if (found) {
+        names.set(name, lock[found]!)
+        visit(found)
+      } else assert.ok(entry.optionalDependencies?.[name], `${location} needs ${name}, which the lock file lacks`)
     }
   }
   visit(workspaceDir)
@@ -102,9 +106,14 @@ describe('the router package (fastify-mongo-crud), as npm packs it', () => {
     assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), ['fastify', 'mongodb'])
   })
 
-  it('installs none of them through its dependencies either', () => {
+  it('installs none of them through its dependencies either, and no native module', () => {
     const closure = installedClosure(dir)
+    assert.ok(closure.has('@fastify/swagger-ui'), 'the walk of the lock file found the dependencies')
     for (const name of HEAVY) assert.ok(!closure.has(name), `${name} is installed with the router`)
+    // A native module builds at install (an install script) or comes as per-platform packages (os, cpu).
+    for (const [name, entry] of closure) {
+      assert.ok(!entry.hasInstallScript && !entry.os && !entry.cpu, `${name} is a native or per-platform package`)
+    }
   })
 
   it('carries the ReDoc bundle it serves, its licence, README.md, CHANGELOG.md and LICENSE', () => {
