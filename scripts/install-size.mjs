@@ -63,6 +63,7 @@ try {
   // The router's and the engine's dependency on @fastify-mongo-crud/linear-regex is satisfied by its
   // tarball (it is not published yet); fastify and mongodb are the router's peers, a user installs them.
   const rows = [
+    ['the peers alone (fastify, mongodb), for comparison', installInto('peers', ['fastify@5', 'mongodb@7'])],
     ['after: router (fastify-mongo-crud)', installInto('router', [router, linearRegex, 'fastify@5', 'mongodb@7'])],
     [
       'after: router + engine (@fastify-mongo-crud/embedded)',
