@@ -12,8 +12,8 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 const here = join(dirname(fileURLToPath(import.meta.url)), 'mongodb-major')
 
-async function runScenario(major: string, hook: string[]): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, FMC_EXPECT_MONGODB_MAJOR: major }
+async function runScenario(major: string, hook: string[], appDriver = 'mongodb'): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, FMC_EXPECT_MONGODB_MAJOR: major, FMC_APP_DRIVER: appDriver }
   // The child is a test file of its own, not a subtest of this run.
   delete env['NODE_TEST_CONTEXT']
   const args = ['--conditions=fmc-source', '--test-reporter=tap', '--import', 'tsx', ...hook, join(here, 'crud-scenario.ts')]
@@ -34,5 +34,9 @@ describe('create, get one, list, patch, delete and populate on each supported mo
   it('mongodb 6', { timeout: 120_000 }, async () => {
     const hook = ['--import', join(here, 'register-mongodb6.mjs')]
     assert.match(await runScenario('6', hook), /# pass 3\n# fail 0/)
+  })
+
+  it('a Db of mongodb 6 handed to a router that imports mongodb 7 (two bson copies in one process)', { timeout: 120_000 }, async () => {
+    assert.match(await runScenario('6', [], 'mongodb6'), /# pass 3\n# fail 0/)
   })
 })

@@ -2,19 +2,22 @@
 // engine's wire server. test/packaging/mongodb-majors.test.ts runs it in a child process once per
 // supported major: as is (mongodb 7), and with register-mongodb6.mjs (every `mongodb` import is mongodb 6,
 // as in an app that installed mongodb@6: the router's and the engine's peer is the app's driver).
-// FMC_EXPECT_MONGODB_MAJOR says which major the parent meant.
+// FMC_EXPECT_MONGODB_MAJOR says which major the parent meant. With FMC_APP_DRIVER=mongodb6 and no hook, the app
+// hands the router a Db of its own mongodb 6 while the router and the engine import mongodb 7: two bson copies
+// in one process, as when an app's driver and the router's resolve to different installs.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
 import { CRUDPopulate } from 'fastify-mongo-crud'
-import { MongoClient } from 'mongodb'
 import type { TestApp } from '../../harness/app.ts'
 import { expectDetail } from '../../harness/expect.ts'
 import { Artist, ArtistOut, buildRelationsApp, Track, TrackOut } from '../../harness/relations.ts'
 import { createDoc, getJson } from '../../harness/seed.ts'
 import type { StoreMode } from '../../harness/stores.ts'
 
-const driver = (await import('mongodb/package.json', { with: { type: 'json' } })).default as { version: string }
+const appDriver = process.env['FMC_APP_DRIVER'] ?? 'mongodb'
+const { MongoClient } = (await import(appDriver)) as typeof import('mongodb')
+const driver = (await import(`${appDriver}/package.json`, { with: { type: 'json' } })).default as { version: string }
 
 /** The engine behind this process's driver: a fresh in-memory engine and a wire server on a free loopback port. */
 const driverWire: StoreMode = {
