@@ -12,7 +12,7 @@ export const driverWire: StoreMode = {
   async open() {
     const engine = await openEmbedded()
     const server = await startWireServer(engine)
-    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 })
+    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
     try {
       await client.connect()
     } catch (error) {
@@ -40,7 +40,7 @@ export const realMongo: StoreMode = {
   async open() {
     const uri = process.env['MONGODB_URI']
     if (!uri) throw new Error('MONGODB_URI is not set')
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 })
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 60_000 })
     await client.connect()
     const db = client.db(`fmc_test_${randomBytes(6).toString('hex')}`)
     return {

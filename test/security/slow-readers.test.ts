@@ -120,7 +120,7 @@ describe('idle wire cursors on the durable engine', () => {
     engine = await openEmbedded({ path: dir })
     await seed(engine)
     server = await startWireServer(engine)
-    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 })
+    client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
     await client.connect()
     app = await createApp()
     await app.register(CRUDRouter, { model: Item, collectionName: 'items', prefix: '/items', db: engine })

@@ -25,7 +25,7 @@ const driverWire: StoreMode = {
   async open() {
     const engine = await openEmbedded()
     const server = await startWireServer(engine)
-    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000 })
+    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
     await client.connect()
     return {
       db: client.db('test'),

@@ -37,7 +37,7 @@ if (specDir === undefined) {
     server = await startWireServer(engine)
   }
   const uri = externalUri ?? server!.uri
-  const internal = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 })
+  const internal = new MongoClient(uri, { serverSelectionTimeoutMS: 60_000 })
   await internal.connect()
   const facts = await describeServer(internal)
   after(async () => {

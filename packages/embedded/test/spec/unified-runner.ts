@@ -176,7 +176,7 @@ async function createEntity(entity: Document, uri: string, entities: Map<string,
     // new ObjectId, so what an insert stores is the server's decision (the create-null-ids tests).
     const observe = (spec['observeEvents'] as string[] | undefined) ?? []
     const options: MongoClientOptions = {
-      serverSelectionTimeoutMS: 5000,
+      serverSelectionTimeoutMS: 60_000,
       forceServerObjectId: true,
       monitorCommands: observe.length > 0,
       ...(spec['uriOptions'] as MongoClientOptions | undefined),

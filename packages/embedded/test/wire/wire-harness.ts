@@ -16,7 +16,7 @@ export function useWireServer(options: WireServerOptions = {}, clientOptions: Mo
   before(async () => {
     const engine = await openEmbedded()
     const server = await startWireServer(engine, options)
-    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 5000, ...clientOptions })
+    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000, ...clientOptions })
     await client.connect()
     fixture = { engine, server, client }
   })
