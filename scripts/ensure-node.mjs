@@ -25,7 +25,8 @@ if (!existsSync(join(bin, 'node'))) {
   // Its own prefix with its own package.json, so the workspace's lock file is never touched.
   const args = ['install', '--prefix', prefix, '--no-audit', '--no-fund', `${name}@${major}`]
   console.error(`ensure-node: $ npm ${args.join(' ')}`)
-  const result = spawnSync('npm', args, { stdio: ['ignore', 'inherit', 'inherit'] })
+  // npm's own output goes to stderr: stdout carries only the directory, for `$(...)` in .ci/run.
+  const result = spawnSync('npm', args, { stdio: ['ignore', process.stderr, 'inherit'] })
   if (result.error) throw result.error
   if (result.status !== 0) {
     console.error(`ensure-node: npm install of ${name}@${major} exited with status ${result.status ?? result.signal}`)
