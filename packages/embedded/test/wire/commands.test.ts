@@ -28,6 +28,17 @@ describe('commands through the official driver', () => {
       const unordered = await coll('ins3').insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }], { ordered: false }).catch((e: { insertedCount: number }) => e)
       assert.equal((unordered as { insertedCount: number }).insertedCount, 2)
     })
+
+    it('stores an explicit _id: null (a second one is a duplicate key) and still generates a missing _id', async () => {
+      const nulls = wire().client.db('test').collection<{ _id?: null, n?: number }>('ins-null')
+      await nulls.insertOne({ _id: null, n: 1 }, { forceServerObjectId: true })
+      assert.deepEqual(await nulls.find({ _id: { $type: 'null' } }).toArray(), [{ _id: null, n: 1 }])
+      const error = await nulls.insertOne({ _id: null }, { forceServerObjectId: true }).catch((e: unknown) => e)
+      assert.ok(error instanceof MongoServerError)
+      assert.equal(error.code, 11000)
+      await nulls.insertOne({ n: 2 }, { forceServerObjectId: true })
+      assert.ok((await nulls.findOne({ n: 2 }))?._id instanceof ObjectId)
+    })
   })
 
   describe('update', () => {
@@ -50,6 +61,18 @@ describe('commands through the official driver', () => {
       assert.deepEqual(await coll('upd').findOne({ _id: 9 }), { _id: 9, kind: 'x', n: 9, created: true })
       await coll('upd').updateOne({ _id: 9 }, { $setOnInsert: { created: false } }, { upsert: true })
       assert.equal((await coll('upd').findOne({ _id: 9 }))?.['created'], true)
+    })
+
+    it('upserts an _id: null from the filter or the replacement, as MongoDB does', async () => {
+      const nulls = (name: string) => wire().client.db('test').collection<{ _id?: null, n?: number }>(name)
+      await nulls('ups-null-1').updateOne({ _id: null }, { $set: { n: 1 } }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-1').find().toArray(), [{ _id: null, n: 1 }])
+      await nulls('ups-null-2').updateMany({ _id: null }, { $set: { n: 2 } }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-2').find().toArray(), [{ _id: null, n: 2 }])
+      await nulls('ups-null-3').replaceOne({ n: 3 }, { _id: null, n: 3 }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-3').find().toArray(), [{ _id: null, n: 3 }])
+      await nulls('ups-null-4').bulkWrite([{ updateOne: { filter: { _id: null }, update: { $set: { n: 4 } }, upsert: true } }])
+      assert.deepEqual(await nulls('ups-null-4').find().toArray(), [{ _id: null, n: 4 }])
     })
 
     it('applies arrayFilters and the positional $ operator', async () => {
