@@ -29,6 +29,21 @@ describe('commands through the official driver', () => {
       assert.equal((unordered as { insertedCount: number }).insertedCount, 2)
     })
 
+    it('refuses a $-prefixed key inside _id with 52 DollarPrefixedFieldName, and takes a dotted one', async () => {
+      const ids = wire().client.db('test').collection<{ _id: MongoDocument }>('ins-dollar-id')
+      for (const _id of [{ $a: 1 }, { a: { $b: 1 } }]) {
+        const error = await ids.insertOne({ _id }).catch((e: unknown) => e)
+        assert.ok(error instanceof MongoServerError, `${JSON.stringify(_id)} was stored`)
+        assert.equal(error.code, 52)
+      }
+      const upsert = await ids.replaceOne({ n: 1 }, { _id: { $a: 1 } }, { upsert: true }).catch((e: unknown) => e)
+      assert.ok(upsert instanceof MongoServerError)
+      assert.equal(upsert.code, 52)
+      assert.equal(await ids.countDocuments(), 0)
+      await ids.insertOne({ _id: { 'a.b': 1 } })
+      assert.deepEqual(await ids.find().toArray(), [{ _id: { 'a.b': 1 } }])
+    })
+
     it('stores an explicit _id: null (a second one is a duplicate key) and still generates a missing _id', async () => {
       const nulls = wire().client.db('test').collection<{ _id?: null, n?: number }>('ins-null')
       await nulls.insertOne({ _id: null, n: 1 }, { forceServerObjectId: true })
