@@ -78,6 +78,26 @@ describe('commands through the official driver', () => {
       assert.equal((await coll('upd').findOne({ _id: 9 }))?.['created'], true)
     })
 
+    it('accepts a $set of _id to its current value, refuses another value, and upserts an _id set by $set or $setOnInsert', async () => {
+      const ids = (name: string) => wire().client.db('test').collection<{ _id: number, n?: number }>(name)
+      await ids('set-id').insertOne({ _id: 1, n: 1 })
+      const same = await ids('set-id').updateOne({ _id: 1 }, { $set: { _id: 1, n: 2 } })
+      assert.deepEqual([same.matchedCount, same.modifiedCount], [1, 1])
+      const noop = await ids('set-id').updateOne({ n: 2 }, { $set: { _id: 1 } })
+      assert.deepEqual([noop.matchedCount, noop.modifiedCount], [1, 0])
+      const other = await ids('set-id').updateOne({ _id: 1 }, { $set: { _id: 2 } }).catch((e: unknown) => e)
+      assert.ok(other instanceof MongoServerError)
+      assert.equal(other.code, 66)
+      assert.deepEqual(await ids('set-id').find().toArray(), [{ _id: 1, n: 2 }])
+      await ids('set-id-ups').updateOne({ _id: 5 }, { $set: { _id: 5, n: 5 } }, { upsert: true })
+      await ids('set-id-ups').updateOne({ n: 6 }, { $setOnInsert: { _id: 6 } }, { upsert: true })
+      await ids('set-id-ups').updateOne({ n: 7 }, { $set: { _id: 7 } }, { upsert: true })
+      assert.deepEqual(await ids('set-id-ups').find().sort({ _id: 1 }).toArray(), [{ _id: 5, n: 5 }, { _id: 6, n: 6 }, { _id: 7, n: 7 }])
+      const clash = await ids('set-id-ups').updateOne({ _id: 8 }, { $set: { _id: 9 } }, { upsert: true }).catch((e: unknown) => e)
+      assert.ok(clash instanceof MongoServerError)
+      assert.equal(clash.code, 66)
+    })
+
     it('upserts an _id: null from the filter or the replacement, as MongoDB does', async () => {
       const nulls = (name: string) => wire().client.db('test').collection<{ _id?: null, n?: number }>(name)
       await nulls('ups-null-1').updateOne({ _id: null }, { $set: { n: 1 } }, { upsert: true })
