@@ -238,6 +238,29 @@ describe('commands through the official driver', () => {
       assert.deepEqual(await coll('books').aggregate([{ $match: { author: { $exists: true } } }, { $count: 'n' }]).toArray(), [{ n: 3 }])
     })
 
+    it('runs a $lookup with localField/foreignField and a pipeline over the matching documents only, with let', async () => {
+      const joined = await coll('authors')
+        .aggregate([
+          { $sort: { name: 1 } },
+          {
+            $lookup: {
+              from: 'books',
+              localField: '_id',
+              foreignField: 'author',
+              let: { who: '$name' },
+              pipeline: [{ $match: { year: { $gt: 1990 } } }, { $sort: { year: 1 } }, { $project: { _id: 0, title: 1, by: '$$who' } }],
+              as: 'books',
+            },
+          },
+          { $project: { _id: 0, name: 1, books: 1 } },
+        ])
+        .toArray()
+      assert.deepEqual(joined, [
+        { name: 'alice', books: [{ title: 'b2', by: 'alice' }, { title: 'b1', by: 'alice' }] },
+        { name: 'bob', books: [{ title: 'b3', by: 'bob' }] },
+      ])
+    })
+
     it('refuses $out and unknown stages with an error', async () => {
       await assert.rejects(coll('books').aggregate([{ $out: 'copy' }]).toArray(), /not supported by the embedded engine/)
       await assert.rejects(coll('books').aggregate([{ $nope: 1 }]).toArray(), MongoServerError)
