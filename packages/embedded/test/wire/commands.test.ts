@@ -300,6 +300,29 @@ describe('commands through the official driver', () => {
     })
   })
 
+  describe('let', () => {
+    it('refuses let on update, replace and delete with a BadValue naming let, and writes nothing', async () => {
+      await coll('let').insertOne({ _id: 1, n: 1 })
+      const filter = { $expr: { $eq: ['$_id', '$$id'] } }
+      const refusals = [
+        () => coll('let').updateOne(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+        () => coll('let').updateMany(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+        () => coll('let').replaceOne(filter, { n: 2 }, { let: { id: 1 } }),
+        () => coll('let').deleteOne(filter, { let: { id: 1 } }),
+        () => coll('let').deleteMany(filter, { let: { id: 1 } }),
+        () => coll('let').bulkWrite([{ deleteOne: { filter } }], { let: { id: 1 } }),
+        () => coll('let').findOneAndUpdate(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+      ]
+      for (const refusal of refusals) {
+        const error = await refusal().catch((e: unknown) => e)
+        assert.ok(error instanceof MongoServerError, 'a let was not refused')
+        assert.equal(error.code, 2)
+        assert.match(error.message, /'let' is not supported by the embedded engine/)
+      }
+      assert.deepEqual(await coll('let').find().toArray(), [{ _id: 1, n: 1 }])
+    })
+  })
+
   describe('errors', () => {
     it('answers CommandNotFound (59) for unknown commands', async () => {
       await assert.rejects(wire().client.db('test').command({ noSuchCommand: 1 }), { code: 59, codeName: 'CommandNotFound' })
