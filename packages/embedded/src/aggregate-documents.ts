@@ -1,5 +1,6 @@
 import { Aggregator } from 'mingo/aggregator'
 import { checkFieldPaths } from './check-field-path.js'
+import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
@@ -34,6 +35,11 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
     const stage = pipeline[i]!
     const name = stageName(stage)
     if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
+    if (name === '$lookup' && isCorrelatedLookup(stage)) {
+      flush()
+      docs = correlatedLookup(Array.isArray(docs) ? docs : [...docs], stage, options)
+      continue
+    }
     if (name !== '$sort') {
       run.push(stage)
       continue

@@ -16,9 +16,9 @@ import { toValueKey } from './value-key.js'
 export function applyUpdate(doc: Document, update: Document, filter: Document, arrayFilters: Document[] | undefined): boolean {
   assertOperatorsOnly(update)
   // Through BSON like a wire round-trip: undefined becomes null, and no caller object is aliased.
-  const modifier = copyThroughBson(update)
-  checkUpdate(doc, modifier, arrayFilters)
   const idBefore = toValueKey(doc['_id'])
+  const modifier = withoutSameIdSet(copyThroughBson(update), idBefore)
+  checkUpdate(doc, modifier, arrayFilters)
   let changed: string[]
   try {
     const concrete = expandPositional(doc, modifier, filter, arrayFilters)
@@ -31,6 +31,23 @@ export function applyUpdate(doc: Document, update: Document, filter: Document, a
     throw immutableFieldError(`Performing an update on the path '_id' would modify the immutable field '_id'`)
   }
   return changed.length > 0
+}
+
+/**
+ * A `$set` (or `$setOnInsert`) of `_id` to the value it has is a no-op for MongoDB, not a change
+ * to an immutable field (clients that send the whole document back do it on every update); it is
+ * dropped here so that only a different value reaches the immutable-field check.
+ */
+function withoutSameIdSet(update: Document, idKey: string): Document {
+  for (const op of ['$set', '$setOnInsert']) {
+    const fields = update[op] as Document | undefined
+    if (typeof fields !== 'object' || fields === null || !Object.hasOwn(fields, '_id')) continue
+    if (toValueKey(fields['_id']) !== idKey) continue
+    const { _id: _same, ...rest } = fields
+    if (Object.keys(rest).length > 0) update[op] = rest
+    else delete update[op]
+  }
+  return update
 }
 
 /**

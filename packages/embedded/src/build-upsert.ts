@@ -25,7 +25,7 @@ export function withoutInsertOnly(update: Document): Document {
  * The document an upsert inserts when nothing matched, as the server builds it: the equality
  * fields of the filter (top level and inside `$and`), then the update applied to them with
  * `$setOnInsert` counted as `$set` (or the replacement's fields), and a fresh ObjectId when
- * neither gave an `_id`. `_id` comes first.
+ * neither gave an `_id` (a null `_id` is kept). `_id` comes first.
  */
 export function buildUpsertDocument(filter: Document, change: Document, arrayFilters: Document[] | undefined): Document {
   const seed: Document = {}
@@ -41,10 +41,11 @@ export function buildUpsertDocument(filter: Document, change: Document, arrayFil
     if (Object.keys(update).length > 0) applyUpdate(doc, update, {}, arrayFilters)
   } else {
     const replacement = copyThroughBson(change)
-    doc = { ...replacement, _id: seed['_id'] ?? replacement['_id'] }
+    doc = { ...replacement, _id: seed['_id'] !== undefined ? seed['_id'] : replacement['_id'] }
   }
+  // Only a missing `_id` is generated: an explicit null (from the filter or the change) is stored as null.
   const { _id, ...fields } = doc
-  return { _id: _id ?? new ObjectId(), ...fields }
+  return { _id: _id === undefined ? new ObjectId() : _id, ...fields }
 }
 
 function collectEqualities(filter: Document, out: Document): void {

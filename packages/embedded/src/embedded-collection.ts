@@ -66,10 +66,14 @@ export class EmbeddedCollection {
     return this.#core.queue
   }
 
-  async insertOne(doc: Document): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+  /**
+   * Like the driver: a missing or null `_id` gets a new ObjectId, unless `forceServerObjectId`
+   * leaves it to the server, which generates only a missing one and stores an explicit null.
+   */
+  async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
-    if (doc['_id'] === undefined || doc['_id'] === null) doc['_id'] = new ObjectId()
+    if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
     const insertedId = doc['_id']
     const { _id, ...fields } = copyThroughBson(doc)
     checkId(_id)

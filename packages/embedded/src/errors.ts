@@ -62,6 +62,10 @@ export function invalidIdError(message: string) {
   return serverError(53, 'InvalidIdField', message)
 }
 
+export function dollarPrefixedFieldError(message: string) {
+  return serverError(52, 'DollarPrefixedFieldName', message)
+}
+
 export function indexConflictError(message: string) {
   return serverError(86, 'IndexKeySpecsConflict', message)
 }

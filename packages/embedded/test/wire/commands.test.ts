@@ -28,6 +28,32 @@ describe('commands through the official driver', () => {
       const unordered = await coll('ins3').insertMany([{ _id: 1 }, { _id: 1 }, { _id: 2 }], { ordered: false }).catch((e: { insertedCount: number }) => e)
       assert.equal((unordered as { insertedCount: number }).insertedCount, 2)
     })
+
+    it('refuses a $-prefixed key inside _id with 52 DollarPrefixedFieldName, and takes a dotted one', async () => {
+      const ids = wire().client.db('test').collection<{ _id: MongoDocument }>('ins-dollar-id')
+      for (const _id of [{ $a: 1 }, { a: { $b: 1 } }]) {
+        const error = await ids.insertOne({ _id }).catch((e: unknown) => e)
+        assert.ok(error instanceof MongoServerError, `${JSON.stringify(_id)} was stored`)
+        assert.equal(error.code, 52)
+      }
+      const upsert = await ids.replaceOne({ n: 1 }, { _id: { $a: 1 } }, { upsert: true }).catch((e: unknown) => e)
+      assert.ok(upsert instanceof MongoServerError)
+      assert.equal(upsert.code, 52)
+      assert.equal(await ids.countDocuments(), 0)
+      await ids.insertOne({ _id: { 'a.b': 1 } })
+      assert.deepEqual(await ids.find().toArray(), [{ _id: { 'a.b': 1 } }])
+    })
+
+    it('stores an explicit _id: null (a second one is a duplicate key) and still generates a missing _id', async () => {
+      const nulls = wire().client.db('test').collection<{ _id?: null | ObjectId, n?: number }>('ins-null')
+      await nulls.insertOne({ _id: null, n: 1 }, { forceServerObjectId: true })
+      assert.deepEqual(await nulls.find({ _id: { $type: 'null' } }).toArray(), [{ _id: null, n: 1 }])
+      const error = await nulls.insertOne({ _id: null }, { forceServerObjectId: true }).catch((e: unknown) => e)
+      assert.ok(error instanceof MongoServerError)
+      assert.equal(error.code, 11000)
+      await nulls.insertOne({ n: 2 }, { forceServerObjectId: true })
+      assert.ok((await nulls.findOne({ n: 2 }))?._id instanceof ObjectId)
+    })
   })
 
   describe('update', () => {
@@ -50,6 +76,39 @@ describe('commands through the official driver', () => {
       assert.deepEqual(await coll('upd').findOne({ _id: 9 }), { _id: 9, kind: 'x', n: 9, created: true })
       await coll('upd').updateOne({ _id: 9 }, { $setOnInsert: { created: false } }, { upsert: true })
       assert.equal((await coll('upd').findOne({ _id: 9 }))?.['created'], true)
+    })
+
+    it('accepts a $set of _id to its current value, refuses another value, and upserts an _id set by $set or $setOnInsert', async () => {
+      const ids = (name: string) => wire().client.db('test').collection<{ _id: number, n?: number }>(name)
+      await ids('set-id').insertOne({ _id: 1, n: 1 })
+      const same = await ids('set-id').updateOne({ _id: 1 }, { $set: { _id: 1, n: 2 } })
+      assert.deepEqual([same.matchedCount, same.modifiedCount], [1, 1])
+      const noop = await ids('set-id').updateOne({ n: 2 }, { $set: { _id: 1 } })
+      assert.deepEqual([noop.matchedCount, noop.modifiedCount], [1, 0])
+      const other = await ids('set-id').updateOne({ _id: 1 }, { $set: { _id: 2 } }).catch((e: unknown) => e)
+      assert.ok(other instanceof MongoServerError)
+      assert.equal(other.code, 66)
+      assert.deepEqual(await ids('set-id').find().toArray(), [{ _id: 1, n: 2 }])
+      await ids('set-id-ups').updateOne({ _id: 5 }, { $set: { _id: 5, n: 5 } }, { upsert: true })
+      await ids('set-id-ups').updateOne({ n: 6 }, { $setOnInsert: { _id: 6 } }, { upsert: true })
+      await ids('set-id-ups').updateOne({ n: 7 }, { $set: { _id: 7 } }, { upsert: true })
+      assert.deepEqual(await ids('set-id-ups').find().sort({ _id: 1 }).toArray(), [{ _id: 5, n: 5 }, { _id: 6, n: 6 }, { _id: 7, n: 7 }])
+      const clash = await ids('set-id-ups').updateOne({ _id: 8 }, { $set: { _id: 9 } }, { upsert: true }).catch((e: unknown) => e)
+      assert.ok(clash instanceof MongoServerError)
+      assert.equal(clash.code, 66)
+    })
+
+    it('upserts an _id: null from the filter or the replacement, as MongoDB does', async () => {
+      const nulls = (name: string) => wire().client.db('test').collection<{ _id?: null, n?: number }>(name)
+      await nulls('ups-null-1').updateOne({ _id: null }, { $set: { n: 1 } }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-1').find().toArray(), [{ _id: null, n: 1 }])
+      await nulls('ups-null-2').updateMany({ _id: null }, { $set: { n: 2 } }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-2').find().toArray(), [{ _id: null, n: 2 }])
+      // The replacement carries _id: null, which the typed collection's WithoutId<> would not take.
+      await wire().client.db('test').collection('ups-null-3').replaceOne({ n: 3 }, { _id: null, n: 3 }, { upsert: true })
+      assert.deepEqual(await nulls('ups-null-3').find().toArray(), [{ _id: null, n: 3 }])
+      await nulls('ups-null-4').bulkWrite([{ updateOne: { filter: { _id: null }, update: { $set: { n: 4 } }, upsert: true } }])
+      assert.deepEqual(await nulls('ups-null-4').find().toArray(), [{ _id: null, n: 4 }])
     })
 
     it('applies arrayFilters and the positional $ operator', async () => {
@@ -180,6 +239,29 @@ describe('commands through the official driver', () => {
       assert.deepEqual(await coll('books').aggregate([{ $match: { author: { $exists: true } } }, { $count: 'n' }]).toArray(), [{ n: 3 }])
     })
 
+    it('runs a $lookup with localField/foreignField and a pipeline over the matching documents only, with let', async () => {
+      const joined = await coll('authors')
+        .aggregate([
+          { $sort: { name: 1 } },
+          {
+            $lookup: {
+              from: 'books',
+              localField: '_id',
+              foreignField: 'author',
+              let: { who: '$name' },
+              pipeline: [{ $match: { year: { $gt: 1990 } } }, { $sort: { year: 1 } }, { $project: { _id: 0, title: 1, by: '$$who' } }],
+              as: 'books',
+            },
+          },
+          { $project: { _id: 0, name: 1, books: 1 } },
+        ])
+        .toArray()
+      assert.deepEqual(joined, [
+        { name: 'alice', books: [{ title: 'b2', by: 'alice' }, { title: 'b1', by: 'alice' }] },
+        { name: 'bob', books: [{ title: 'b3', by: 'bob' }] },
+      ])
+    })
+
     it('refuses $out and unknown stages with an error', async () => {
       await assert.rejects(coll('books').aggregate([{ $out: 'copy' }]).toArray(), /not supported by the embedded engine/)
       await assert.rejects(coll('books').aggregate([{ $nope: 1 }]).toArray(), MongoServerError)
@@ -216,6 +298,29 @@ describe('commands through the official driver', () => {
       assert.equal(await wire().client.db('scratch').collection('gone').countDocuments(), 0)
       assert.equal(await other.collection('keep').countDocuments(), 1)
       assert.ok((await coll('upd').countDocuments()) > 0)
+    })
+  })
+
+  describe('let', () => {
+    it('refuses let on update, replace and delete with a BadValue naming let, and writes nothing', async () => {
+      await coll('let').insertOne({ _id: 1, n: 1 })
+      const filter = { $expr: { $eq: ['$_id', '$$id'] } }
+      const refusals = [
+        () => coll('let').updateOne(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+        () => coll('let').updateMany(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+        () => coll('let').replaceOne(filter, { n: 2 }, { let: { id: 1 } }),
+        () => coll('let').deleteOne(filter, { let: { id: 1 } }),
+        () => coll('let').deleteMany(filter, { let: { id: 1 } }),
+        () => coll('let').bulkWrite([{ deleteOne: { filter } }], { let: { id: 1 } }),
+        () => coll('let').findOneAndUpdate(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
+      ]
+      for (const refusal of refusals) {
+        const error = await refusal().catch((e: unknown) => e)
+        assert.ok(error instanceof MongoServerError, 'a let was not refused')
+        assert.equal(error.code, 2)
+        assert.match(error.message, /'let' is not supported by the embedded engine/)
+      }
+      assert.deepEqual(await coll('let').find().toArray(), [{ _id: 1, n: 1 }])
     })
   })
 

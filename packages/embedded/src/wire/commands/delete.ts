@@ -5,6 +5,8 @@ import { runStatements, writeReply } from './write-result.js'
 /** delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). */
 const remove: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'delete', context)
+  // The engine has no variables in filters yet: refused, rather than failing later on an undefined `$$name`.
+  refuseOptions(command, ['let'])
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
   const options = maxTimeMS ? { maxTimeMS } : {}
   let n = 0

@@ -10,7 +10,8 @@ const insert: CommandHandler = async (command, context) => {
   let n = 0
   const writeErrors = await runStatements(documents, command['ordered'] !== false, async (doc: Document) => {
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw badValue('each inserted document must be an object')
-    await collection.insertOne(doc)
+    // The server's rule: only a missing _id is generated; an explicit null is stored.
+    await collection.insertOne(doc, { forceServerObjectId: true })
     n++
   })
   return writeReply({ n }, writeErrors)

@@ -9,6 +9,8 @@ import { runStatements, writeReply } from './write-result.js'
  */
 const update: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'update', context)
+  // The engine has no variables in filters yet: refused, rather than failing later on an undefined `$$name`.
+  refuseOptions(command, ['let'])
   let n = 0
   let nModified = 0
   const upserted: Document[] = []
