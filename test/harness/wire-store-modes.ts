@@ -5,14 +5,15 @@ import type { StoreMode } from '../harness/stores.ts'
 
 /**
  * The engine behind the official driver: a fresh in-memory engine, a wire server on a free
- * loopback port, and a MongoClient connected to it. Tests get `client.db('test')`.
+ * loopback port, and a MongoClient connected to it. Tests get `client.db('test')`. `Client` is the
+ * driver's class: another major's (test/packaging/mongodb-major) is given here.
  */
-export const driverWire: StoreMode = {
+export const driverWireWith = (Client: typeof MongoClient): StoreMode => ({
   name: 'driver-wire',
   async open() {
     const engine = await openEmbedded()
     const server = await startWireServer(engine)
-    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
+    const client = new Client(server.uri, { serverSelectionTimeoutMS: 60_000 })
     try {
       await client.connect()
     } catch (error) {
@@ -32,7 +33,9 @@ export const driverWire: StoreMode = {
       },
     }
   },
-}
+})
+
+export const driverWire = driverWireWith(MongoClient)
 
 /** A real MongoDB at `MONGODB_URI`: a fresh database per open, dropped on close. */
 export const realMongo: StoreMode = {

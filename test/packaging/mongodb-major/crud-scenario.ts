@@ -7,39 +7,19 @@
 // in one process, as when an app's driver and the router's resolve to different installs.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
 import { CRUDPopulate } from 'fastify-mongo-crud'
 import type { TestApp } from '../../harness/app.ts'
 import { expectDetail } from '../../harness/expect.ts'
 import { Artist, ArtistOut, buildRelationsApp, Track, TrackOut } from '../../harness/relations.ts'
 import { createDoc, getJson } from '../../harness/seed.ts'
-import type { StoreMode } from '../../harness/stores.ts'
+import { driverWireWith } from '../../harness/wire-store-modes.ts'
 
 const appDriver = process.env['FMC_APP_DRIVER'] ?? 'mongodb'
 const { MongoClient } = (await import(appDriver)) as typeof import('mongodb')
 const driver = (await import(`${appDriver}/package.json`, { with: { type: 'json' } })).default as { version: string }
 
 /** The engine behind this process's driver: a fresh in-memory engine and a wire server on a free loopback port. */
-const driverWire: StoreMode = {
-  name: 'driver-wire',
-  async open() {
-    const engine = await openEmbedded()
-    const server = await startWireServer(engine)
-    const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
-    await client.connect()
-    return {
-      db: client.db('test'),
-      async close() {
-        try {
-          await client.close()
-        } finally {
-          await server.close()
-          await engine.close()
-        }
-      },
-    }
-  },
-}
+const driverWire = driverWireWith(MongoClient)
 
 const populateArtists = new CRUDPopulate({ field: 'artistIds', collection: 'artists', model: Artist, modelOut: ArtistOut })
 
