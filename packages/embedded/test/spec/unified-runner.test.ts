@@ -30,6 +30,12 @@ describe('skipReason', () => {
     assert.match(skipReason(file(), test({ runOnRequirements: [{ serverless: 'require' }] }), standalone70) ?? '', /serverless/)
   })
 
+  it('skips the tests of what the Node driver sends, which it does not send to any server', () => {
+    const bypass = { ...file(), description: 'bypassDocumentValidation' }
+    assert.match(skipReason(bypass, test({ description: 'InsertMany passes bypassDocumentValidation: false' }), standalone70) ?? '', /tests the driver, not the server/)
+    assert.equal(skipReason(bypass, test({ description: 'InsertMany passes bypassDocumentValidation: true' }), standalone70), undefined)
+  })
+
   it('runs when any one of several requirements is met', () => {
     assert.equal(skipReason(file([{ minServerVersion: '8.0' }, { maxServerVersion: '7.99' }]), test(), standalone70), undefined)
   })
