@@ -86,6 +86,12 @@ export async function routerOptions(): Promise<void> {
       return filter
     },
   })
+  // Indexes name the model's fields (or `_id`, or a dotted path under a field).
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', indexes: [{ key: { age: 1, _id: -1 } }, { key: { 'friends.0': 1 } }, { key: { email: 1 }, unique: true, name: 'by_email' }] })
+  // @ts-expect-error not a field of the model
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', indexes: [{ key: { agee: 1 } }] })
+  // @ts-expect-error a direction is 1 or -1
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', indexes: [{ key: { age: 2 } }] })
   // An async scope is fine too.
   await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: async () => ({ $or: [{ name: 'a' }, { age: 3 }] }) })
 

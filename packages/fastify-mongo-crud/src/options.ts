@@ -16,6 +16,19 @@ export type { Dependency, RouteName }
 /** `'_id'`, or a top-level field of the model other than `id` (the API name of `_id`: say `'_id'`). */
 export type IdentifierField<M extends InModel> = '_id' | Exclude<keyof Static<M> & string, 'id'>
 
+/** A field path of the stored model that an index may cover: `'_id'`, a model field, or a dotted path under one. */
+export type IndexField<M extends InModel> = '_id' | (keyof Static<M> & string) | `${keyof Static<M> & string}.${string}`
+
+/**
+ * An index the router declares on its collection at registration (`createIndex`, idempotent), on
+ * MongoDB and on the embedded engine alike. `key` maps stored field paths to 1 (ascending) or -1.
+ */
+export interface RouterIndex<M extends InModel = InModel> {
+  key: Partial<Record<IndexField<M>, 1 | -1>>
+  unique?: boolean
+  name?: string
+}
+
 /**
  * Options of `CRUDRouter`, typed after the input model `M` and the output model `O` (both inferred from
  * what `app.register(CRUDRouter, { ... })` receives).
@@ -27,6 +40,8 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
   prefix?: string
   tags?: string[]
   identifierField?: IdentifierField<M>
+  /** Indexes created on the collection at registration; an `identifierField` gets its unique index without one. */
+  indexes?: RouterIndex<M>[]
   modelOut?: O
   lookups?: CRUDLookup[]
   embeds?: CRUDEmbed[]
@@ -69,6 +84,8 @@ export interface ResolvedRouterOptions {
   readonly collectionName: string
   readonly tags: readonly string[]
   readonly identifierField: string
+  /** The declared indexes, then the identifier field's unique index when it is not `_id`. */
+  readonly indexes: readonly ResolvedIndex[]
   readonly lookups: readonly CRUDLookup[]
   readonly embeds: readonly CRUDEmbed[]
   readonly populates: readonly CRUDPopulate[]
@@ -86,6 +103,12 @@ export interface ResolvedRouterOptions {
   readonly filterLimits: Readonly<FilterLimits>
   readonly maxStreams: number | undefined
   readonly streamIdleTimeout: number | undefined
+}
+
+export interface ResolvedIndex {
+  readonly key: Readonly<Record<string, 1 | -1>>
+  readonly unique: boolean
+  readonly name: string | undefined
 }
 
 export { ROUTE_NAMES }
@@ -158,6 +181,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     collectionName,
     tags: Object.freeze([...tags]),
     identifierField,
+    indexes: resolveIndexes(raw['indexes'], model, identifierField),
     lookups: instances(raw, 'lookups', CRUDLookup),
     embeds: instances(raw, 'embeds', CRUDEmbed),
     populates: instances(raw, 'populates', CRUDPopulate),
@@ -222,4 +246,33 @@ function resolveFilterLimits(value: unknown): FilterLimits {
     throw fail(`'filterLimits.regexOptions' must use only the letters imsx, received ${describeValue(limits.regexOptions)}`)
   }
   return Object.freeze(limits)
+}
+
+/** Checks the declared indexes against the model: a misspelt field would index nothing, silently. */
+function resolveIndexes(value: unknown, model: MongoModelSchema, identifierField: string): readonly ResolvedIndex[] {
+  const declared = value ?? []
+  if (!Array.isArray(declared)) throw fail(`'indexes' must be an array of { key, unique?, name? }, received ${describeValue(declared)}`)
+  const indexes = declared.map((entry: unknown, position): ResolvedIndex => {
+    const at = `'indexes[${position}]'`
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw fail(`${at} must be an object { key, unique?, name? }, received ${describeValue(entry)}`)
+    const { key, unique = false, name, ...unknown } = entry as Record<string, unknown>
+    const extra = Object.keys(unknown)
+    if (extra.length > 0) throw fail(`${at} has unknown key(s) ${extra.map((k) => `'${k}'`).join(', ')}: it takes key, unique and name`)
+    if (typeof key !== 'object' || key === null || Array.isArray(key) || Object.keys(key).length === 0) {
+      throw fail(`${at}.key must be a non-empty object of field paths to 1 or -1, received ${describeValue(key)}`)
+    }
+    for (const [field, direction] of Object.entries(key)) {
+      const top = field.split('.')[0]!
+      if (field !== '_id' && (!(top in model.properties) || field.split('.').some((segment) => segment === '' || segment.startsWith('$')))) {
+        throw fail(`${at}.key names '${field}', which is not '_id' or a field of the model`)
+      }
+      if (direction !== 1 && direction !== -1) throw fail(`${at}.key.${field} must be 1 or -1, received ${describeValue(direction)}`)
+    }
+    if (typeof unique !== 'boolean') throw fail(`${at}.unique must be a boolean, received ${describeValue(unique)}`)
+    if (name !== undefined && (typeof name !== 'string' || name === '')) throw fail(`${at}.name must be a non-empty string, received ${describeValue(name)}`)
+    return Object.freeze({ key: Object.freeze({ ...(key as Record<string, 1 | -1>) }), unique, name: name as string | undefined })
+  })
+  // The identifier field must be unique; its index keeps the name it has always had.
+  if (identifierField !== '_id') indexes.push(Object.freeze({ key: Object.freeze({ [identifierField]: 1 as const }), unique: true, name: `${identifierField}_unique` }))
+  return Object.freeze(indexes)
 }

@@ -75,7 +75,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   fastify.addHook('onReady', async () => resolvePopulates())
   fastify.setErrorHandler(handleError)
   useJsonBodyParser(fastify)
-  if (options.identifierField !== '_id') await store.ensureUnique(options.identifierField)
+  for (const index of options.indexes) await store.ensureIndex(index)
 
   // Stored documents are fitted to the output model before they are serialized (DESIGN §2b): lists
   // by their presenter, the routes answering one document by a hook (withFittedResponses).

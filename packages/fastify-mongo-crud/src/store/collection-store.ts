@@ -120,9 +120,9 @@ export function createCollectionStore(
         return (await collection.find({ _id: { $in: valid } }, timeLimit).toArray()).map(toWire)
       }),
     arrayItems: (field, itemShape) => createArrayItems(collection, field, { parent: shape, item: itemShape }, { ids, timeLimit }),
-    ensureUnique: (field) =>
+    ensureIndex: (index) =>
       translating(async () => {
-        await collection.createIndex({ [field]: 1 }, { unique: true, name: `${field}_unique` })
+        await collection.createIndex({ ...index.key }, { unique: index.unique, ...(index.name === undefined ? {} : { name: index.name }) })
       }),
   }
 }

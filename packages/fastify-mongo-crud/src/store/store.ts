@@ -1,3 +1,4 @@
+import type { ResolvedIndex } from '../options.js'
 import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
@@ -39,8 +40,8 @@ export interface CollectionStore {
   /** Deletes one matching document; false when nothing matched. */
   remove(filter: Filter): Promise<boolean>
   removeMany(filter: Filter): Promise<number>
-  /** Creates (idempotently) a unique index on a field. */
-  ensureUnique(field: string): Promise<void>
+  /** Creates an index (idempotently: an identical one may exist). */
+  ensureIndex(index: ResolvedIndex): Promise<void>
   /** Documents whose `_id` is one of `ids`, for populating references (one query). */
   findByIds(ids: readonly string[]): Promise<WireDoc[]>
   /** The items of an array of sub-documents (an embed) held by this collection's documents. */
