@@ -34,9 +34,22 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
   return events
 }
 
-/** The driver builds some command fields (`sort`) as Maps to keep key order; the matcher compares plain documents. */
+/**
+ * The driver builds some command fields (`sort`, also inside update statements) as Maps to keep
+ * key order; the matcher compares plain documents.
+ */
 function withPlainMaps(command: Document): Document {
-  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, value instanceof Map ? Object.fromEntries(value) : value]))
+  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, plain(value)]))
+}
+
+function plain(value: unknown): unknown {
+  if (value instanceof Map) return Object.fromEntries(value)
+  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? withPlainMaps(item) : plain(item)))
+  return value
+}
+
+function isPlainObject(value: unknown): value is Document {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
 }
 
 /** One `expectEvents` entry against what a client observed; undefined when they match. */
