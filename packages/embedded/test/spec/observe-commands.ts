@@ -24,7 +24,7 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
   const record = (type: EventName) => (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
     if (ignored.has(event.commandName)) return
     const observed: ObservedEvent = { type, commandName: event.commandName, databaseName: event.databaseName }
-    if ('command' in event) observed.command = withPlainMaps(event.command)
+    if ('command' in event) observed.command = withPlainMaps(withPlainStatements(event.command))
     if ('reply' in event) observed.reply = event.reply as Document
     events.push(observed)
   }
@@ -34,22 +34,9 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
   return events
 }
 
-/**
- * The driver builds some command fields (`sort`, also inside update statements) as Maps to keep
- * key order; the matcher compares plain documents.
- */
+/** The driver builds some command fields (`sort`) as Maps to keep key order; the matcher compares plain documents. */
 function withPlainMaps(command: Document): Document {
-  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, plain(value)]))
-}
-
-function plain(value: unknown): unknown {
-  if (value instanceof Map) return Object.fromEntries(value)
-  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? withPlainMaps(item) : plain(item)))
-  return value
-}
-
-function isPlainObject(value: unknown): value is Document {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, value instanceof Map ? Object.fromEntries(value) : value]))
 }
 
 /** One `expectEvents` entry against what a client observed; undefined when they match. */
@@ -74,4 +61,11 @@ export function checkCommandEvents(expected: Document[], observed: ObservedEvent
     if (unchecked.length > 0) return `event ${index}: the runner does not check ${unchecked.join(', ')} (${show(fields)})`
   }
   return undefined
+}
+
+/** Update statements carry a `sort` of their own, a Map too (`updates[i].sort`): made plain one level down. */
+function withPlainStatements(command: Document): Document {
+  const updates: unknown = command['updates']
+  if (!Array.isArray(updates)) return command
+  return { ...command, updates: updates.map((statement: unknown) => (isDocument(statement) ? withPlainMaps(statement) : statement)) }
 }

@@ -1,6 +1,7 @@
 import type { Document, EmbeddedCollection } from '../../index.js'
-import { badValue, failedToParse, WireError } from '../wire-error.js'
+import { badValue, failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
+import { refuseStatementSort } from './refuse-statement-sort.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /**
@@ -14,10 +15,9 @@ const update: CommandHandler = async (command, context) => {
   let n = 0
   let nModified = 0
   const upserted: Document[] = []
+  refuseStatementSort(command)
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const statements = requiredArray(command, 'updates')
-  refuseSortBeforeEightO(statements)
-  const writeErrors = await runStatements(statements, command['ordered'] !== false, async (statement, index) => {
+  const writeErrors = await runStatements(requiredArray(command, 'updates'), command['ordered'] !== false, async (statement, index) => {
     const result = await runUpdate(collection, statement, maxTimeMS)
     n += result.matchedCount
     nModified += result.modifiedCount
@@ -27,16 +27,6 @@ const update: CommandHandler = async (command, context) => {
     }
   })
   return writeReply(upserted.length > 0 ? { n, nModified, upserted } : { n, nModified }, writeErrors)
-}
-
-/**
- * `sort` in a statement came with MongoDB 8.0. The engine reports 7.0, whose command parser fails
- * the whole command on it (no statement runs), so drivers and the unified tests see what 7.0 does.
- */
-function refuseSortBeforeEightO(statements: unknown[]): void {
-  if (statements.some((statement) => typeof statement === 'object' && statement !== null && (statement as Document)['sort'] !== undefined)) {
-    throw new WireError(40415, 'Location40415', "BSON field 'update.updates.sort' is an unknown field.")
-  }
 }
 
 function runUpdate(collection: EmbeddedCollection, statement: Document, maxTimeMS: number | undefined) {
