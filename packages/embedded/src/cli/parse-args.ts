@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util'
+import type { WireServerOptions } from '../index.js'
+import { isLoopbackHost } from './loopback-host.js'
 
 export interface DbCommand {
   command: 'db'
@@ -6,6 +8,10 @@ export interface DbCommand {
   port: number
   /** Data directory; undefined keeps the data in memory. */
   path: string | undefined
+  /** `--allow-remote` was given with a host other than loopback: the start says there is no authentication. */
+  remote: boolean
+  /** Wire server limits given on the command line (the server's defaults for the others). */
+  limits: Pick<WireServerOptions, 'maxConnections' | 'maxBufferedBytes' | 'partialMessageTimeoutMS'>
 }
 
 export type CliCommand = DbCommand | { command: 'help' }
@@ -15,8 +21,19 @@ export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--path ./data
   Serves the embedded engine over the MongoDB wire protocol (mongosh, Compass, drivers).
   --port    TCP port (default 27017; 0 picks a free one).
   --path    Data directory, created if missing (default: in memory, lost on exit).
-  --host    Interface to listen on (default 127.0.0.1). The server has no authentication:
-            listen on another interface only behind a firewall you control.`
+  --host    Interface to listen on (default 127.0.0.1). The server has no authentication: a host
+            other than loopback (127.0.0.0/8, ::1, localhost) needs --allow-remote.
+  --allow-remote
+            Listen on a host other than loopback, where anyone who reaches the port can read and
+            change every database. Only behind a firewall you control.
+  --max-connections N
+            Connections open at once; one more is closed at once (default 1000).
+  --max-buffered-bytes N
+            Bytes all connections may hold in unfinished messages; past it the connection holding
+            the most is closed (default 256000000).
+  --partial-message-timeout-ms N
+            Milliseconds a message may take to arrive; past it its connection is closed
+            (default 60000; 0: no limit).`
 
 export class UsageError extends Error {}
 
@@ -34,7 +51,28 @@ export function parseCli(argv: string[]): CliCommand {
   const port = Number(values.port ?? '27017')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`)
   if (values.path === '') throw new UsageError('--path must not be empty')
-  return { command: 'db', host: values.host ?? '127.0.0.1', port, path: values.path }
+  const host = values.host ?? '127.0.0.1'
+  const remote = !isLoopbackHost(host)
+  if (remote && !values['allow-remote']) {
+    throw new UsageError(
+      `--host ${host} is not a loopback address (127.0.0.0/8, ::1, localhost) and the server has no authentication: anyone who reaches it can read and change every database. Pass --allow-remote to listen there anyway, behind a firewall you control.`
+    )
+  }
+  const limits: DbCommand['limits'] = {}
+  const maxConnections = integerFlag('--max-connections', values['max-connections'], 1)
+  const maxBufferedBytes = integerFlag('--max-buffered-bytes', values['max-buffered-bytes'], 1024)
+  const partialMessageTimeoutMS = integerFlag('--partial-message-timeout-ms', values['partial-message-timeout-ms'], 0)
+  if (maxConnections !== undefined) limits.maxConnections = maxConnections
+  if (maxBufferedBytes !== undefined) limits.maxBufferedBytes = maxBufferedBytes
+  if (partialMessageTimeoutMS !== undefined) limits.partialMessageTimeoutMS = partialMessageTimeoutMS
+  return { command: 'db', host, port, path: values.path, remote, limits }
+}
+
+function integerFlag(flag: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined
+  const number = Number(value)
+  if (value.trim() === '' || !Number.isSafeInteger(number) || number < min) throw new UsageError(`${flag} must be an integer of at least ${min}, got ${JSON.stringify(value)}`)
+  return number
 }
 
 function parse(argv: string[]) {
@@ -45,6 +83,10 @@ function parse(argv: string[]) {
       port: { type: 'string' },
       path: { type: 'string' },
       host: { type: 'string' },
+      'allow-remote': { type: 'boolean' },
+      'max-connections': { type: 'string' },
+      'max-buffered-bytes': { type: 'string' },
+      'partial-message-timeout-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

@@ -31,6 +31,12 @@ export class FrameReader {
     return this.#buffered
   }
 
+  /** Forgets every byte received (the connection is closing). */
+  clear(): void {
+    this.#chunks = []
+    this.#buffered = 0
+  }
+
   /** The next complete frame, or undefined until more bytes arrive. */
   next(): Frame | undefined {
     if (this.#buffered < 4) return undefined

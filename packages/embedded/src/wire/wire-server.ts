@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:net'
 import type { EmbeddedDb } from '../index.js'
+import { BufferBudget } from './buffer-budget.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
 import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
-import { WireConnection } from './wire-connection.js'
+import { type DropReason, WireConnection } from './wire-connection.js'
 
 export interface WireServerOptions {
   /** Interface to listen on. Default `127.0.0.1`: the server has no authentication. */
@@ -15,6 +16,38 @@ export interface WireServerOptions {
   maxCursors?: number
   /** Open cursors one connection keeps at most. Default 1 000. */
   maxCursorsPerConnection?: number
+  /** Connections open at once; one more is closed as soon as it is accepted. Default 1 000. */
+  maxConnections?: number
+  /**
+   * Bytes all connections together may hold in messages not yet whole (or queued). Past it the
+   * connection holding the most is closed. At least `maxMessageBytes`. Default 256 000 000.
+   */
+  maxBufferedBytes?: number
+  /** Milliseconds a message may take to arrive once its first byte has; past it the connection is closed. 0: no limit. Default 60 000. */
+  partialMessageTimeoutMS?: number
+  /** Told, once per event, when the server refuses or closes a connection to protect the others (nothing is printed otherwise). */
+  onLimit?: (event: WireLimitEvent) => void
+}
+
+/** A connection the server refused or closed because of one of its limits. */
+export type WireLimitEvent =
+  | { kind: 'connection-refused', remote: string, connections: number, message: string }
+  | { kind: 'connection-dropped', reason: DropReason, connectionId: number, heldBytes: number, message: string }
+
+/** What the server holds now, and what its limits did since it started. */
+export interface WireServerStats {
+  /** Connections open now. */
+  connections: number
+  /** Bytes held now in messages not yet whole (or queued), over all connections. */
+  bufferedBytes: number
+  /** The most `bufferedBytes` ever was. */
+  peakBufferedBytes: number
+  /** Connections closed on accept because `maxConnections` were open. */
+  refusedConnections: number
+  /** Connections closed because the buffered bytes would have passed `maxBufferedBytes`. */
+  droppedForBufferedBytes: number
+  /** Connections closed because a message took longer than `partialMessageTimeoutMS` to arrive. */
+  droppedForPartialMessageTimeout: number
 }
 
 export interface WireServer {
@@ -22,11 +55,19 @@ export interface WireServer {
   port: number
   /** `mongodb://host:port/`, for `new MongoClient(uri)` or `mongosh`. */
   uri: string
+  /** Current connections and buffered bytes, and the counts of what the limits refused. */
+  stats(): WireServerStats
   /** Stops listening, closes every connection and cursor. The engine stays open (the caller owns it). */
   close(): Promise<void>
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 48_000_000
+/** Far more than a test suite or an app's pools open (a driver's default pool is 100, plus its monitor). */
+export const DEFAULT_MAX_CONNECTIONS = 1_000
+/** Five messages of the largest size arriving at once; 20 clients each holding 40 MB would otherwise take 800 MB. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 256_000_000
+/** A 48 MB message at under 1 MB/s still arrives; a socket trickling a message holds its bytes a minute at most. */
+export const DEFAULT_PARTIAL_MESSAGE_TIMEOUT_MS = 60_000
 
 /**
  * Serves an embedded engine over the MongoDB wire protocol, so the official driver, mongosh and
@@ -43,11 +84,41 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
   for (const [name, value] of Object.entries({ maxCursors, maxCursorsPerConnection })) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`)
   }
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new RangeError(`maxConnections must be a positive integer, got ${maxConnections}`)
+  const maxBufferedBytes = options.maxBufferedBytes ?? Math.max(DEFAULT_MAX_BUFFERED_BYTES, maxMessageBytes)
+  if (!Number.isInteger(maxBufferedBytes) || maxBufferedBytes < maxMessageBytes) {
+    throw new RangeError(`maxBufferedBytes must be an integer of at least maxMessageBytes (${maxMessageBytes}), got ${maxBufferedBytes}`)
+  }
+  const partialMessageTimeoutMS = options.partialMessageTimeoutMS ?? DEFAULT_PARTIAL_MESSAGE_TIMEOUT_MS
+  if (!Number.isInteger(partialMessageTimeoutMS) || partialMessageTimeoutMS < 0 || partialMessageTimeoutMS > 2 ** 31 - 1) {
+    throw new RangeError(`partialMessageTimeoutMS must be an integer from 0 (no limit) to 2147483647, got ${partialMessageTimeoutMS}`)
+  }
+  const onLimit = options.onLimit ?? (() => undefined)
   const state: ServerState = { engine: db, cursors: new CursorRegistry({ maxCursors, maxCursorsPerConnection }), maxMessageBytes }
   const connections = new Set<WireConnection>()
+  const budget = new BufferBudget(maxBufferedBytes)
+  const counts = { refusedConnections: 0, droppedForBufferedBytes: 0, droppedForPartialMessageTimeout: 0 }
   let nextId = 1
   const server: Server = createServer((socket) => {
-    const connection = new WireConnection(socket, nextId++, maxMessageBytes, (request, id) => runCommand(request, id, state))
+    if (connections.size >= maxConnections) {
+      const remote = `${socket.remoteAddress}:${socket.remotePort}`
+      // As MongoDB does: closed at once, before a byte is read; the ones open are untouched.
+      socket.destroy()
+      counts.refusedConnections++
+      onLimit({ kind: 'connection-refused', remote, connections: connections.size, message: `refused a connection from ${remote}: ${connections.size} open, maxConnections is ${maxConnections}` })
+      return
+    }
+    const id = nextId++
+    const onDrop = (reason: DropReason, heldBytes: number) => {
+      if (reason === 'max-buffered-bytes') counts.droppedForBufferedBytes++
+      else counts.droppedForPartialMessageTimeout++
+      const why = reason === 'max-buffered-bytes'
+        ? `it held the most bytes (${heldBytes}) when the server's buffered messages reached maxBufferedBytes (${maxBufferedBytes})`
+        : `a message took longer than partialMessageTimeoutMS (${partialMessageTimeoutMS} ms) to arrive, ${heldBytes} bytes of it received`
+      onLimit({ kind: 'connection-dropped', reason, connectionId: id, heldBytes, message: `closed connection ${id}: ${why}` })
+    }
+    const connection = new WireConnection(socket, id, { maxMessageBytes, budget, partialMessageTimeoutMS, onDrop }, (request, connectionId) => runCommand(request, connectionId, state))
     connections.add(connection)
     socket.once('close', () => {
       connections.delete(connection)
@@ -68,6 +139,7 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
     host: address.address,
     port: address.port,
     uri: `mongodb://${shownHost}:${address.port}/`,
+    stats: () => ({ connections: connections.size, bufferedBytes: budget.total, peakBufferedBytes: budget.peak, ...counts }),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       const ending = [...connections].map((connection) => connection.closed)

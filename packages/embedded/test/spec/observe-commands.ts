@@ -24,7 +24,7 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
   const record = (type: EventName) => (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
     if (ignored.has(event.commandName)) return
     const observed: ObservedEvent = { type, commandName: event.commandName, databaseName: event.databaseName }
-    if ('command' in event) observed.command = withPlainMaps(event.command)
+    if ('command' in event) observed.command = withPlainMaps(withPlainStatements(event.command))
     if ('reply' in event) observed.reply = event.reply as Document
     events.push(observed)
   }
@@ -61,4 +61,11 @@ export function checkCommandEvents(expected: Document[], observed: ObservedEvent
     if (unchecked.length > 0) return `event ${index}: the runner does not check ${unchecked.join(', ')} (${show(fields)})`
   }
   return undefined
+}
+
+/** Update statements carry a `sort` of their own, a Map too (`updates[i].sort`): made plain one level down. */
+function withPlainStatements(command: Document): Document {
+  const updates: unknown = command['updates']
+  if (!Array.isArray(updates)) return command
+  return { ...command, updates: updates.map((statement: unknown) => (isDocument(statement) ? withPlainMaps(statement) : statement)) }
 }

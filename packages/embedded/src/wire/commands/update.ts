@@ -1,6 +1,7 @@
 import type { Document, EmbeddedCollection } from '../../index.js'
 import { badValue, failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
+import { refuseStatementSort } from './refuse-statement-sort.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /**
@@ -14,6 +15,7 @@ const update: CommandHandler = async (command, context) => {
   let n = 0
   let nModified = 0
   const upserted: Document[] = []
+  refuseStatementSort(command)
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
   const writeErrors = await runStatements(requiredArray(command, 'updates'), command['ordered'] !== false, async (statement, index) => {
     const result = await runUpdate(collection, statement, maxTimeMS)
