@@ -1,14 +1,17 @@
+import { asLetDocument, resolveLet } from '../../let-variables.js'
 import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
-/** delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). */
+/**
+ * delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). The command's
+ * `let` is evaluated once, here, and every statement reads the same values.
+ */
 const remove: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'delete', context)
-  // The engine has no variables in filters yet: refused, rather than failing later on an undefined `$$name`.
-  refuseOptions(command, ['let'])
+  const variables = resolveLet(command['let'], 'delete')
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const options = maxTimeMS ? { maxTimeMS } : {}
+  const options = { ...(maxTimeMS ? { maxTimeMS } : {}), ...(variables ? { let: asLetDocument(variables) } : {}) }
   let n = 0
   const writeErrors = await runStatements(requiredArray(command, 'deletes'), command['ordered'] !== false, async (statement) => {
     refuseOptions(statement, ['collation'])
