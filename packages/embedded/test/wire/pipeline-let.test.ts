@@ -85,6 +85,10 @@ describe('pipeline-style updates and let through the official driver', () => {
     assert.deepEqual(refused['writeErrors'], [{ index: 0, code: 51198, errmsg: 'Constant values may only be specified for pipeline updates' }])
     const badName = await db().command({ update: 'consts', updates: [{ q: {}, u: [{ $set: { w: 1 } }], c: { 'a-b': 1 } }] })
     assert.equal(badName['writeErrors'][0].code, 9)
+    // Valid for MongoDB, which reads constants by a looser rule than let's; the engine refuses it clearly.
+    const upper = await db().command({ update: 'consts', updates: [{ q: {}, u: [{ $set: { w: '$$K' } }], c: { K: 1 } }] })
+    assert.equal(upper['writeErrors'][0].code, 2)
+    assert.match(upper['writeErrors'][0].errmsg, /does not support constants \('c'\) whose name starts with an uppercase letter/)
     assert.deepEqual(await coll('consts').find().toArray(), [{ _id: 1, v: 'c' }, { _id: 2, v: 'let' }])
   })
 })
