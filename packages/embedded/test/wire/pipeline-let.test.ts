@@ -40,6 +40,9 @@ describe('pipeline-style updates and let through the official driver', () => {
     const fam = await coll('pipe-err').findOneAndUpdate({ _id: 1 }, [{ $match: {} }]).catch((e: unknown) => e)
     assert.ok(fam instanceof MongoServerError)
     assert.equal(fam.code, 72)
+    // The driver refuses this pipeline itself; sent as a command, the server's check answers.
+    const raw = await db().command({ update: 'pipe-err', updates: [{ q: {}, u: [{ foo: 1 }] }] })
+    assert.deepEqual(raw['writeErrors'], [{ index: 0, code: 40324, errmsg: "Unrecognized pipeline stage name: 'foo'" }])
     assert.deepEqual(await coll('pipe-err').find().toArray(), [{ _id: 1 }])
   })
 

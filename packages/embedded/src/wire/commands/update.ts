@@ -1,5 +1,6 @@
 import type { Document, EmbeddedCollection } from '../../index.js'
 import { asLetDocument, resolveConstants, resolveLet, type Variables } from '../../let-variables.js'
+import { checkPipelineUpdate } from '../../pipeline-update.js'
 import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
@@ -37,8 +38,12 @@ function runUpdate(collection: EmbeddedCollection, statement: Document, maxTimeM
   const constants = resolveConstants(statement['c'], Array.isArray(change))
   const variables = constants === undefined ? commandVariables : { ...commandVariables, ...constants }
   const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), ...(maxTimeMS ? { maxTimeMS } : {}), ...(variables ? { let: asLetDocument(variables) } : {}) }
-  // A pipeline goes to the engine as is: it checks the stages (and refuses arrayFilters with them).
-  if (Array.isArray(change)) return statement['multi'] === true ? collection.updateMany(filter, change, options) : collection.updateOne(filter, change, options)
+  // The server's checks of the stages come first: the engine's methods would first make the driver's
+  // (a pipeline without an operator stage is a client-side error there, 40324 here).
+  if (Array.isArray(change)) {
+    checkPipelineUpdate(change)
+    return statement['multi'] === true ? collection.updateMany(filter, change, options) : collection.updateOne(filter, change, options)
+  }
   const operators = Object.keys(change).some((key) => key.startsWith('$'))
   if (!operators) {
     if (statement['multi'] === true) throw failedToParse('multi update is not supported for replacement-style update')
