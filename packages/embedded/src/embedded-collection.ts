@@ -13,6 +13,7 @@ import { ID_INDEX } from './index-catalog.js'
 import { bindVariables, resolveLet } from './let-variables.js'
 import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
+import { checkPipelineUpdate } from './pipeline-update.js'
 import { compileProjection, readDocuments } from './read-documents.js'
 import { toFindSort } from './sort-spec.js'
 
@@ -207,9 +208,11 @@ export class EmbeddedCollection {
 /**
  * The driver's own check, on the first key: an update must start with an operator (a pipeline:
  * one of its stages must). A document that then mixes in plain fields is the server's to refuse
- * (FailedToParse, 9, from isOperatorUpdate), as is a pipeline's stage that cannot run in an update.
+ * (FailedToParse, 9, from isOperatorUpdate). A pipeline's stages get the server's checks first
+ * (40324 for `[{ foo: 1 }]`), so that the wire server, which calls these methods, answers as mongod.
  */
 function assertOperators(update: Change): void {
+  if (Array.isArray(update)) checkPipelineUpdate(update)
   if (!hasAtomicOperators(update)) throw invalidArgumentError('Update document requires atomic operators')
   if (!Array.isArray(update)) isOperatorUpdate(update)
 }

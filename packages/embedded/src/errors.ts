@@ -100,11 +100,6 @@ export function letReadsFieldError() {
   return serverError(4890500, 'Location4890500', 'Command let Expression tried to access a field, but this is not allowed becauseCommand let Expressions run before the query examines any documents.')
 }
 
-/** Constants (`c`) on an update statement that is not a pipeline (51198). */
-export function constantsOutsidePipelineError() {
-  return serverError(51198, 'Location51198', 'Constant values may only be specified for pipeline updates')
-}
-
 /** Client-side argument errors: the driver throws these before anything reaches the server. */
 export function invalidArgumentError(message: string) {
   return new MongoInvalidArgumentError(message)

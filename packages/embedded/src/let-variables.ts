@@ -1,6 +1,6 @@
 import { evalExpr, ProcessingMode } from 'mingo/core'
 import type { Document } from './document.js'
-import { asServerError, badValueError, constantsOutsidePipelineError, failedToParseError, internalConstantError, letReadsFieldError, typeMismatchError } from './errors.js'
+import { asServerError, failedToParseError, internalConstantError, letReadsFieldError, typeMismatchError } from './errors.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 
 /** Variables by name (without `$$`), as mingo's `variables` option takes them. */
@@ -34,33 +34,6 @@ export function resolveLet(spec: unknown, command: string): Variables | undefine
     }
   }
   return variables
-}
-
-/**
- * An update statement's constants (`c`): values taken as they are, for a pipeline only (51198),
- * named by the server's rule for variables a user may read. A name that rule allows and a `let`
- * does not (an uppercase first letter) is refused: the engine hands constants on as `let`.
- */
-export function resolveConstants(spec: unknown, pipeline: boolean): Variables | undefined {
-  if (spec === undefined || spec === null) return undefined
-  if (typeof spec !== 'object' || Array.isArray(spec) || '_bsontype' in spec || spec instanceof Date) {
-    throw typeMismatchError(`BSON field 'update.updates.c' is the wrong type '${bsonTypeName(spec)}', expected type 'object'`)
-  }
-  if (!pipeline) throw constantsOutsidePipelineError()
-  for (const name of Object.keys(spec)) {
-    const problem = variableNameProblem(name, /[a-zA-Z]/)
-    if (problem) throw failedToParseError(problem)
-    if (variableNameProblem(name, /[a-z]/)) throw badValueError(`constant '${name}': the embedded engine does not support constants ('c') whose name starts with an uppercase letter`)
-  }
-  return spec as Document
-}
-
-/**
- * Variables as a `let` document that evaluates back to exactly them: how a caller that resolved a
- * command's `let` once (the wire server, for every statement of the command) hands them on.
- */
-export function asLetDocument(variables: Variables): Document {
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, { $literal: value }]))
 }
 
 /** The server's rule for a variable a user defines: a lowercase (or non-ASCII) first letter, then letters, digits, `_`. */

@@ -62,20 +62,29 @@ describe('pipeline-style updates and let through the official driver', () => {
     assert.equal(await coll('let').countDocuments(), 0)
   })
 
-  it('refuses a bad let for the whole command (ok: 0), before any statement runs', async () => {
+  it("refuses a bad let with MongoDB's codes, and writes nothing: find, aggregate and findAndModify fail, update and delete statements each get the write error", async () => {
     await coll('let-bad').insertOne({ _id: 1 })
-    const cases: [object, number][] = [
-      [{ update: 'let-bad', updates: [{ q: {}, u: { $set: { a: 1 } } }], let: 5 }, 14],
-      [{ delete: 'let-bad', deletes: [{ q: {}, limit: 0 }], let: { Bad: 1 } }, 9],
+    const commands: [object, number][] = [
       [{ findAndModify: 'let-bad', query: {}, remove: true, let: { v: '$a' } }, 4890500],
       [{ find: 'let-bad', filter: {}, let: { NOW: 1 } }, 4738901],
       [{ aggregate: 'let-bad', pipeline: [], cursor: {}, let: [] }, 14],
     ]
-    for (const [command, code] of cases) {
+    for (const [command, code] of commands) {
       const error = await db().command(command).catch((e: unknown) => e)
       assert.ok(error instanceof MongoServerError, `${JSON.stringify(command)} succeeded`)
       assert.equal(error.code, code, JSON.stringify(command))
     }
+    const writes: [object, number][] = [
+      [{ update: 'let-bad', updates: [{ q: {}, u: { $set: { a: 1 } } }], let: 5 }, 14],
+      [{ delete: 'let-bad', deletes: [{ q: {}, limit: 0 }], let: { Bad: 1 } }, 9],
+    ]
+    for (const [command, code] of writes) {
+      const reply = await db().command(command)
+      assert.equal(reply['writeErrors']?.[0]?.code, code, JSON.stringify(command))
+    }
+    const driver = await coll('let-bad').updateOne({}, { $set: { a: 1 } }, { let: { Bad: 1 } }).catch((e: unknown) => e)
+    assert.ok(driver instanceof MongoServerError)
+    assert.equal(driver.code, 9)
     assert.deepEqual(await coll('let-bad').find().toArray(), [{ _id: 1 }])
   })
 

@@ -1,17 +1,16 @@
-import { asLetDocument, resolveLet } from '../../let-variables.js'
+import type { Document } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /**
  * delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). The command's
- * `let` is evaluated once, here, and every statement reads the same values.
+ * `let` goes to the engine with each statement, which checks and evaluates it.
  */
 const remove: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'delete', context)
-  const variables = resolveLet(command['let'], 'delete')
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const options = { ...(maxTimeMS ? { maxTimeMS } : {}), ...(variables ? { let: asLetDocument(variables) } : {}) }
+  const options = { ...(maxTimeMS ? { maxTimeMS } : {}), ...(command['let'] == null ? {} : { let: command['let'] as Document }) }
   let n = 0
   const writeErrors = await runStatements(requiredArray(command, 'deletes'), command['ordered'] !== false, async (statement) => {
     refuseOptions(statement, ['collation'])

@@ -1,5 +1,4 @@
 import type { Document, FindOneAndOptions, ModifyResult } from '../../index.js'
-import { checkPipelineUpdate } from '../../pipeline-update.js'
 import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, targetCollection } from './command-context.js'
 
@@ -31,8 +30,6 @@ const findAndModify: CommandHandler = async (command, context) => {
   else {
     const update = change as Document
     const modify = { ...options, returnDocument: command['new'] === true ? 'after' : 'before', upsert: command['upsert'] === true, arrayFilters: optionalArray(command, 'arrayFilters') } as const
-    // The server's checks of a pipeline's stages come before the driver's that the engine's method makes.
-    if (Array.isArray(update)) checkPipelineUpdate(update)
     const operators = Array.isArray(update) || Object.keys(update).some((key) => key.startsWith('$'))
     result = operators ? await collection.findOneAndUpdate(filter, update, modify) : await collection.findOneAndReplace(filter, update, modify)
   }
