@@ -3,6 +3,7 @@ import { checkFieldPaths } from './check-field-path.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
+import type { Variables } from './let-variables.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
 import { toSortSpec } from './sort-spec.js'
@@ -20,10 +21,10 @@ const REFUSED = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta',
  * Top-level `$sort` stages use the engine's BSON order (bson-order.ts), with a following `$limit`
  * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts.
  */
-export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver): Document[] {
+export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, variables?: Variables): Document[] {
   // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
   checkFieldPaths(pipeline, MATCH)
-  const options = { ...MINGO_OPTIONS, collectionResolver: resolve }
+  const options = { ...MINGO_OPTIONS, collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
   let docs: Iterable<Document> = source
   let run: Document[] = []
   const flush = () => {

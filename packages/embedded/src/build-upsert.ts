@@ -4,6 +4,8 @@ import { copyThroughBson } from './bson-codec.js'
 import { checkFieldPath } from './check-field-path.js'
 import type { Document } from './document.js'
 import { failedToParseError } from './errors.js'
+import type { Variables } from './let-variables.js'
+import { applyPipelineUpdate, isPipelineUpdate } from './pipeline-update.js'
 
 /** True when `change` is an update document (`$set`...), false when it is a replacement. */
 export function isOperatorUpdate(change: Document): boolean {
@@ -24,14 +26,17 @@ export function withoutInsertOnly(update: Document): Document {
 /**
  * The document an upsert inserts when nothing matched, as the server builds it: the equality
  * fields of the filter (top level and inside `$and`), then the update applied to them with
- * `$setOnInsert` counted as `$set` (or the replacement's fields), and a fresh ObjectId when
- * neither gave an `_id` (a null `_id` is kept). `_id` comes first.
+ * `$setOnInsert` counted as `$set` (or the update pipeline run on them, with `variables`, or the
+ * replacement's fields), and a fresh ObjectId when none gave an `_id` (a null `_id` is kept).
+ * `_id` comes first.
  */
-export function buildUpsertDocument(filter: Document, change: Document, arrayFilters: Document[] | undefined): Document {
+export function buildUpsertDocument(filter: Document, change: Document | Document[], arrayFilters: Document[] | undefined, variables?: Variables): Document {
   const seed: Document = {}
   collectEqualities(filter, seed)
   let doc: Document
-  if (isOperatorUpdate(change)) {
+  if (isPipelineUpdate(change)) {
+    doc = applyPipelineUpdate(seed, change, variables)
+  } else if (isOperatorUpdate(change)) {
     const { $setOnInsert, ...rest } = change
     const update = $setOnInsert === undefined ? rest : { ...rest, $set: { ...(rest['$set'] as Document | undefined), ...($setOnInsert as Document) } }
     const setId = (update['$set'] as Document | undefined)?.['_id']

@@ -1,6 +1,7 @@
 import { Query } from 'mingo/query'
 import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
+import { variablesOf } from './let-variables.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { normalizeFilter } from './normalize-filter.js'
 import { compileSimpleFilter } from './simple-filter.js'
@@ -10,7 +11,8 @@ export type Matcher = (doc: Document) => boolean
 /**
  * Compiles a MongoDB filter once per operation: plain equalities and comparisons directly
  * (simple-filter.ts, with mingo's answers), anything else with mingo. mingo's parse errors
- * (unknown operator, malformed `$in`...) become the server's BadValue error.
+ * (unknown operator, malformed `$in`...) become the server's BadValue error. `$$name` in `$expr`
+ * reads the variables of the command's `let` (let-variables.ts `bindVariables`).
  */
 export function compileFilter(filter: Document): Matcher {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
@@ -21,7 +23,8 @@ export function compileFilter(filter: Document): Matcher {
   if (simple) return simple
   let query: Query
   try {
-    query = new Query(normalizeFilter(filter), MINGO_OPTIONS)
+    const variables = variablesOf(filter)
+    query = new Query(normalizeFilter(filter), variables === undefined ? MINGO_OPTIONS : { ...MINGO_OPTIONS, variables })
   } catch (error) {
     throw asServerError(error)
   }

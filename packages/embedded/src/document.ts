@@ -10,4 +10,6 @@ export interface FindOptions {
   limit?: number
   projection?: Document
   maxTimeMS?: number
+  /** Variables for `$$name` in the filter's `$expr`: name → expression, evaluated once. */
+  let?: Document
 }

@@ -10,8 +10,10 @@ import { distinctValues } from './distinct-values.js'
 import type { Document, FindOptions } from './document.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
-import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
+import { bindVariables, resolveLet } from './let-variables.js'
+import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
+import { checkPipelineUpdate } from './pipeline-update.js'
 import { compileProjection, readDocuments } from './read-documents.js'
 import { toFindSort } from './sort-spec.js'
 
@@ -28,9 +30,18 @@ export interface FindOneAndOptions {
   maxTimeMS?: number | undefined
   /** Answer a `ModifyResult` (the document with what happened) instead of the document alone. */
   includeResultMetadata?: boolean | undefined
+  /** Variables for `$$name` in the filter's `$expr` and in an update pipeline: name → expression, evaluated once. */
+  let?: Document | undefined
 }
 
-export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata'>
+export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let'>
+
+/** Options of deleteOne and deleteMany, as the driver's. */
+export interface DeleteOptions {
+  maxTimeMS?: number | undefined
+  /** Variables for `$$name` in the filter's `$expr`: name → expression, evaluated once. */
+  let?: Document | undefined
+}
 
 /** What a findOneAnd* method answers with `includeResultMetadata: true`, as the driver's `ModifyResult`. */
 export interface ModifyResult {
@@ -82,17 +93,17 @@ export class EmbeddedCollection {
     return { acknowledged: true, insertedId }
   }
 
-  async findOne(filter: Document, options: { projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: Pick<FindOptions, 'projection' | 'maxTimeMS' | 'let'> = {}): Promise<Document | null> {
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
     return doc ?? null
   }
 
   find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
-    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
+    return new EmbeddedCursor((deadline) => readDocuments(this.#core, bindVariables(filter, resolveLet(options.let, 'find')), options, deadline), options.maxTimeMS)
   }
 
-  async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {
+  async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let'> = {}): Promise<number> {
     let count = 0
     for await (const _ of this.find(filter, options)) count++
     return count
@@ -101,13 +112,13 @@ export class EmbeddedCollection {
   findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
-    if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
+    assertReplacement(replacement)
     return answer(this.#core, filter, replacement, options)
   }
 
-  findOneAndUpdate(filter: Document, update: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
-  findOneAndUpdate(filter: Document, update: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
-  async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+  findOneAndUpdate(filter: Document, update: Change, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
+  findOneAndUpdate(filter: Document, update: Change, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
+  async findOneAndUpdate(filter: Document, update: Change, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
     assertOperators(update)
     return answer(this.#core, filter, update, options)
   }
@@ -123,34 +134,40 @@ export class EmbeddedCollection {
     return distinctValues(this.find(filter, options), key)
   }
 
-  async updateOne(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+  /** `update`: an update document (`{ $set: ... }`) or an update pipeline (`[{ $set: ... }]`). */
+  async updateOne(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, false, options)
   }
 
-  async updateMany(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+  async updateMany(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, true, options)
   }
 
   async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
-    if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
+    assertReplacement(replacement)
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
-  async deleteOne(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+  async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     return this.#core.write(async () => {
-      const found = this.#core.first(filter, options.maxTimeMS)
+      const found = this.#core.first(matching, options.maxTimeMS)
       return { deletedCount: found ? await this.#core.remove([found]) : 0 }
     })
   }
 
-  async deleteMany(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
-    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS)) }))
+  async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
+    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS)) }))
   }
 
-  /** Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
+  /**
+   * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database.
+   * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions.
+   */
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
@@ -159,9 +176,10 @@ export class EmbeddedCollection {
     const core = this.#core
     const resolve = this.#resolve
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const source = readDocuments(core, filter, {}, deadline)
+      const variables = resolveLet(options.let, 'aggregate')
+      const source = readDocuments(core, bindVariables(filter, variables), {}, deadline)
       if (stages.length === 0) yield* source
-      else yield* aggregateDocuments(source, stages, resolve)
+      else yield* aggregateDocuments(source, stages, resolve, variables)
       return undefined
     }, options.maxTimeMS)
   }
@@ -188,17 +206,30 @@ export class EmbeddedCollection {
 }
 
 /**
- * The driver's own check, on the first key: an update must start with an operator. A document that
- * then mixes in plain fields is the server's to refuse (FailedToParse, 9, from isOperatorUpdate).
+ * The driver's own check, on the first key: an update must start with an operator (a pipeline:
+ * one of its stages must). A document that then mixes in plain fields is the server's to refuse
+ * (FailedToParse, 9, from isOperatorUpdate). A pipeline's stages get the server's checks first
+ * (40324 for `[{ foo: 1 }]`), so that the wire server, which calls these methods, answers as mongod.
  */
-function assertOperators(update: Document): void {
-  const keys = typeof update === 'object' && update !== null && !Array.isArray(update) ? Object.keys(update) : []
-  if (keys.length === 0 || !keys[0]!.startsWith('$')) throw invalidArgumentError('Update document requires atomic operators')
-  isOperatorUpdate(update)
+function assertOperators(update: Change): void {
+  if (Array.isArray(update)) checkPipelineUpdate(update)
+  if (!hasAtomicOperators(update)) throw invalidArgumentError('Update document requires atomic operators')
+  if (!Array.isArray(update)) isOperatorUpdate(update)
+}
+
+/** The driver's check on a replacement: a document or a pipeline whose first key is an operator is refused. */
+function assertReplacement(replacement: Document): void {
+  if (hasAtomicOperators(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
+}
+
+function hasAtomicOperators(change: unknown): boolean {
+  if (Array.isArray(change)) return change.some(hasAtomicOperators)
+  if (typeof change !== 'object' || change === null) return false
+  return Object.keys(change)[0]?.startsWith('$') === true
 }
 
 /** Runs findAndModify (`change` null removes) and answers as the findOneAnd* methods do. */
-async function answer(core: CollectionCore, filter: Document, change: Document | null, options: FindOneAndOptions): Promise<ModifyResult | Document | null> {
+async function answer(core: CollectionCore, filter: Document, change: Change | null, options: FindOneAndOptions): Promise<ModifyResult | Document | null> {
   const project = compileProjection(options.projection)
   const { returnDocument, projection: _projection, includeResultMetadata, sort, ...rest } = options
   const result = await findAndModify(core, filter, change, { ...rest, sort: toFindSort(sort), returnNew: returnDocument === 'after' })

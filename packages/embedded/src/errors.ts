@@ -70,6 +70,36 @@ export function indexConflictError(message: string) {
   return serverError(86, 'IndexKeySpecsConflict', message)
 }
 
+/** A stage an update pipeline cannot run, or an option the command does not take with it (72 InvalidOptions). */
+export function invalidOptionsError(message: string) {
+  return serverError(72, 'InvalidOptions', message)
+}
+
+/** A pipeline stage that is not one object with one field (40323). */
+export function stageShapeError() {
+  return serverError(40323, 'Location40323', 'A pipeline stage specification object must contain exactly one field.')
+}
+
+/** A pipeline stage name MongoDB does not know (40324). */
+export function unknownStageError(name: string) {
+  return serverError(40324, 'Location40324', `Unrecognized pipeline stage name: '${name}'`)
+}
+
+/** `$$name` of a variable nothing defined: the server's 17276. */
+export function undefinedVariableError(message: string) {
+  return serverError(17276, 'Location17276', message)
+}
+
+/** A command `let` that names a system variable (4738901). */
+export function internalConstantError(name: string) {
+  return serverError(4738901, 'Location4738901', `Attempt to set internal constant: ${name}`)
+}
+
+/** A command `let` expression that reads a field (4890500); the server's message, its missing space included. */
+export function letReadsFieldError() {
+  return serverError(4890500, 'Location4890500', 'Command let Expression tried to access a field, but this is not allowed becauseCommand let Expressions run before the query examines any documents.')
+}
+
 /** Client-side argument errors: the driver throws these before anything reaches the server. */
 export function invalidArgumentError(message: string) {
   return new MongoInvalidArgumentError(message)
@@ -119,5 +149,7 @@ export function invalidExpressionRegexError(op: string, reason: string) {
 /** An error out of mingo as the server's: ours (already coded, e.g. an invalid regex) as is, else BadValue. */
 export function asServerError(error: unknown) {
   if (error instanceof MongoServerError) return error
-  return badValueError((error as Error).message)
+  const message = (error as Error).message
+  if (message.startsWith('Use of undefined variable: ')) return undefinedVariableError(message)
+  return badValueError(message)
 }

@@ -5,12 +5,29 @@ import { checkId } from './check-id.js'
 import type { CollectionCore, Found } from './collection-core.js'
 import type { Document } from './document.js'
 import { failedToParseError } from './errors.js'
+import { bindVariables, resolveLet, type Variables } from './let-variables.js'
+import { applyPipelineUpdate, checkPipelineUpdate, isPipelineUpdate } from './pipeline-update.js'
 import type { SortSpec } from './sort-documents.js'
 
 export interface ModifyOptions {
   upsert?: boolean | undefined
   arrayFilters?: Document[] | undefined
   maxTimeMS?: number | undefined
+  /** Variables for `$$name` in the filter's `$expr` and in an update pipeline: name → expression, evaluated once. */
+  let?: Document | undefined
+}
+
+/** An update document (`{ $set: ... }`), an update pipeline (`[{ $set: ... }]`) or a replacement. */
+export type Change = Document | Document[]
+
+type Kind = 'operators' | 'pipeline' | 'replacement'
+
+/** What `change` is, after the server's checks on its shape (a pipeline with arrayFilters is refused). */
+function kindOf(change: Change, options: ModifyOptions): Kind {
+  if (!isPipelineUpdate(change)) return isOperatorUpdate(change) ? 'operators' : 'replacement'
+  checkPipelineUpdate(change)
+  if (options.arrayFilters !== undefined) throw failedToParseError('arrayFilters may not be specified for pipeline-style updates')
+  return 'pipeline'
 }
 
 export interface UpdateResult {
@@ -24,19 +41,21 @@ export interface UpdateResult {
  * when `multi`; inserts the upsert document when nothing matched and `upsert` is set. Runs as one
  * queued write: matches are collected first, so a document is never changed twice.
  */
-export function updateDocuments(core: CollectionCore, filter: Document, change: Document, multi: boolean, options: ModifyOptions = {}): Promise<UpdateResult> {
-  const operators = isOperatorUpdate(change)
-  if (multi && !operators) throw failedToParseError('multi update is not supported for replacement-style update')
+export function updateDocuments(core: CollectionCore, filter: Document, change: Change, multi: boolean, options: ModifyOptions = {}): Promise<UpdateResult> {
+  const kind = kindOf(change, options)
+  if (multi && kind === 'replacement') throw failedToParseError('multi update is not supported for replacement-style update')
+  const variables = resolveLet(options.let, 'update')
+  const matchFilter = bindVariables(filter, variables)
   return core.write(async () => {
-    const found = multi ? core.matching(filter, options.maxTimeMS) : [core.first(filter, options.maxTimeMS)].filter((f) => f !== undefined)
+    const found = multi ? core.matching(matchFilter, options.maxTimeMS) : [core.first(matchFilter, options.maxTimeMS)].filter((f) => f !== undefined)
     if (found.length === 0) {
       if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 }
-      const upsertedId = await insertUpsert(core, filter, change, options)
+      const upsertedId = await insertUpsert(core, filter, change, options, variables)
       return { matchedCount: 0, modifiedCount: 0, upsertedId }
     }
     let modifiedCount = 0
     for (const entry of found) {
-      if (await changeOne(core, entry, filter, change, operators, options)) modifiedCount++
+      if (await changeOne(core, entry, filter, change, kind, options, variables)) modifiedCount++
     }
     return { matchedCount: found.length, modifiedCount }
   })
@@ -60,13 +79,14 @@ export interface FindAndModifyResult {
  * findAndModify: changes (or, with `change` null, removes) the first match in `sort` order and
  * returns it before or after the change.
  */
-export function findAndModify(core: CollectionCore, filter: Document, change: Document | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
-  const operators = change !== null && isOperatorUpdate(change)
+export function findAndModify(core: CollectionCore, filter: Document, change: Change | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
+  const kind = change === null ? 'replacement' : kindOf(change, options)
+  const variables = resolveLet(options.let, 'findAndModify')
   return core.write(async () => {
-    const found = core.first(filter, options.maxTimeMS, options.sort)
+    const found = core.first(bindVariables(filter, variables), options.maxTimeMS, options.sort)
     if (!found) {
       if (change === null || !options.upsert) return { value: null, n: 0, updatedExisting: false }
-      const upsertedId = await insertUpsert(core, filter, change, options)
+      const upsertedId = await insertUpsert(core, filter, change, options, variables)
       const inserted = options.returnNew ? core.first({ _id: upsertedId }, undefined) : undefined
       return { value: inserted?.[1] ?? null, n: 1, updatedExisting: false, upsertedId }
     }
@@ -75,24 +95,28 @@ export function findAndModify(core: CollectionCore, filter: Document, change: Do
       return { value: found[1], n: 1, updatedExisting: false }
     }
     const before = copyThroughBson(found[1])
-    const after = await changeOne(core, found, filter, change, operators, options, true)
+    const after = await changeOne(core, found, filter, change, kind, options, variables, true)
     return { value: options.returnNew ? after : before, n: 1, updatedExisting: true }
   })
 }
 
-async function insertUpsert(core: CollectionCore, filter: Document, change: Document, options: ModifyOptions): Promise<unknown> {
-  const doc = copyThroughBson(buildUpsertDocument(filter, change, options.arrayFilters))
+async function insertUpsert(core: CollectionCore, filter: Document, change: Change, options: ModifyOptions, variables: Variables | undefined): Promise<unknown> {
+  const doc = copyThroughBson(buildUpsertDocument(filter, change, options.arrayFilters, variables))
   checkId(doc['_id'])
   await core.insert(doc)
   return doc['_id']
 }
 
-function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Document, operators: boolean, options: ModifyOptions): Promise<boolean>
-function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Document, operators: boolean, options: ModifyOptions, returnAfter: true): Promise<Document>
-async function changeOne(core: CollectionCore, [key, before]: Found, filter: Document, change: Document, operators: boolean, options: ModifyOptions, returnAfter = false): Promise<boolean | Document> {
+type Vars = Variables | undefined
+
+function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars): Promise<boolean>
+function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars, returnAfter: true): Promise<Document>
+async function changeOne(core: CollectionCore, [key, before]: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars, returnAfter = false): Promise<boolean | Document> {
   let after: Document
   let changed = true
-  if (operators) {
+  if (isPipelineUpdate(change)) {
+    after = applyPipelineUpdate(before, change, variables)
+  } else if (kind === 'operators') {
     after = decodeDocument(encodeDocument(before))
     const update = withoutInsertOnly(change)
     changed = Object.keys(update).length > 0 && applyUpdate(after, update, filter, options.arrayFilters)

@@ -130,12 +130,6 @@ describe('commands through the official driver', () => {
       assert.ok(error instanceof MongoServerError)
       assert.equal(error.code, 14)
     })
-
-    it('refuses pipeline updates clearly', async () => {
-      const error = await coll('upd').updateOne({ _id: 1 }, [{ $set: { x: 1 } }]).catch((e: unknown) => e)
-      assert.ok(error instanceof MongoServerError)
-      assert.match(error.message, /pipeline-style updates are not supported/)
-    })
   })
 
   describe('delete, count and findAndModify', () => {
@@ -298,29 +292,6 @@ describe('commands through the official driver', () => {
       assert.equal(await wire().client.db('scratch').collection('gone').countDocuments(), 0)
       assert.equal(await other.collection('keep').countDocuments(), 1)
       assert.ok((await coll('upd').countDocuments()) > 0)
-    })
-  })
-
-  describe('let', () => {
-    it('refuses let on update, replace and delete with a BadValue naming let, and writes nothing', async () => {
-      await coll('let').insertOne({ _id: 1, n: 1 })
-      const filter = { $expr: { $eq: ['$_id', '$$id'] } }
-      const refusals = [
-        () => coll('let').updateOne(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
-        () => coll('let').updateMany(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
-        () => coll('let').replaceOne(filter, { n: 2 }, { let: { id: 1 } }),
-        () => coll('let').deleteOne(filter, { let: { id: 1 } }),
-        () => coll('let').deleteMany(filter, { let: { id: 1 } }),
-        () => coll('let').bulkWrite([{ deleteOne: { filter } }], { let: { id: 1 } }),
-        () => coll('let').findOneAndUpdate(filter, { $set: { n: 2 } }, { let: { id: 1 } }),
-      ]
-      for (const refusal of refusals) {
-        const error = await refusal().catch((e: unknown) => e)
-        assert.ok(error instanceof MongoServerError, 'a let was not refused')
-        assert.equal(error.code, 2)
-        assert.match(error.message, /'let' is not supported by the embedded engine/)
-      }
-      assert.deepEqual(await coll('let').find().toArray(), [{ _id: 1, n: 1 }])
     })
   })
 

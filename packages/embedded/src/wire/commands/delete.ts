@@ -1,14 +1,16 @@
+import type { Document } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
-/** delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). */
+/**
+ * delete: `{ q, limit }` statements, `limit` 1 (one document) or 0 (every match). The command's
+ * `let` goes to the engine with each statement, which checks and evaluates it.
+ */
 const remove: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'delete', context)
-  // The engine has no variables in filters yet: refused, rather than failing later on an undefined `$$name`.
-  refuseOptions(command, ['let'])
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const options = maxTimeMS ? { maxTimeMS } : {}
+  const options = { ...(maxTimeMS ? { maxTimeMS } : {}), ...(command['let'] == null ? {} : { let: command['let'] as Document }) }
   let n = 0
   const writeErrors = await runStatements(requiredArray(command, 'deletes'), command['ordered'] !== false, async (statement) => {
     refuseOptions(statement, ['collation'])

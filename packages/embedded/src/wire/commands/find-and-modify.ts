@@ -1,5 +1,5 @@
 import type { Document, FindOneAndOptions, ModifyResult } from '../../index.js'
-import { badValue, failedToParse } from '../wire-error.js'
+import { failedToParse } from '../wire-error.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, targetCollection } from './command-context.js'
 
 /**
@@ -8,14 +8,13 @@ import { type CommandHandler, optionalArray, optionalCount, optionalDocument, re
  * findOneAndUpdate / findOneAndReplace / findOneAndDelete with `includeResultMetadata`.
  */
 const findAndModify: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation', 'let'])
+  refuseOptions(command, ['collation'])
   const collection = targetCollection(command, 'findAndModify', context)
   const remove = command['remove'] === true
   const change = command['update']
   if (remove && change !== undefined) throw failedToParse('Cannot specify both an update and remove=true')
   if (remove && command['upsert'] === true) throw failedToParse('Cannot specify both upsert=true and remove=true')
   if (!remove && (typeof change !== 'object' || change === null)) throw failedToParse('Either an update or remove=true must be specified')
-  if (Array.isArray(change)) throw badValue('pipeline-style updates are not supported by the embedded engine')
   const filter = optionalDocument(command, 'query') ?? {}
   const options = {
     // A client's sort document as sent: the engine refuses orders other than 1 and -1 (BadValue).
@@ -23,13 +22,16 @@ const findAndModify: CommandHandler = async (command, context) => {
     projection: optionalDocument(command, 'fields'),
     maxTimeMS: optionalCount(command, 'maxTimeMS'),
     includeResultMetadata: true,
+    // Checked (a document of valid names) and evaluated by the engine.
+    let: command['let'] as Document | undefined,
   } as const
   let result: ModifyResult
   if (remove) result = await collection.findOneAndDelete(filter, options)
   else {
     const update = change as Document
     const modify = { ...options, returnDocument: command['new'] === true ? 'after' : 'before', upsert: command['upsert'] === true, arrayFilters: optionalArray(command, 'arrayFilters') } as const
-    result = Object.keys(update).some((key) => key.startsWith('$')) ? await collection.findOneAndUpdate(filter, update, modify) : await collection.findOneAndReplace(filter, update, modify)
+    const operators = Array.isArray(update) || Object.keys(update).some((key) => key.startsWith('$'))
+    result = operators ? await collection.findOneAndUpdate(filter, update, modify) : await collection.findOneAndReplace(filter, update, modify)
   }
   return { lastErrorObject: result.lastErrorObject, value: result.value, ok: 1 }
 }

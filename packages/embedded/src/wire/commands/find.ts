@@ -26,7 +26,7 @@ function pageOptions(command: Document): { skip?: number, limit?: number, maxTim
 
 /** find: options map onto the engine's find; the first batch comes back with a cursor id. */
 const find: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData', 'let'])
+  refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData'])
   const collection = targetCollection(command, 'find', context)
   const options: FindOptions = {}
   // A client's sort document as sent: the engine refuses orders other than 1 and -1 (BadValue).
@@ -35,6 +35,7 @@ const find: CommandHandler = async (command, context) => {
   const projection = optionalDocument(command, 'projection')
   if (projection) options.projection = projection
   Object.assign(options, pageOptions(command))
+  if (command['let'] !== undefined && command['let'] !== null) options.let = command['let'] as Document
   const limit = optionalNumber(command, 'limit')
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
   const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
