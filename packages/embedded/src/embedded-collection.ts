@@ -3,11 +3,12 @@ import { aggregateDocuments, type CollectionResolver } from './aggregate-documen
 import { copyThroughBson } from './bson-codec.js'
 import { isOperatorUpdate } from './build-upsert.js'
 import { checkId } from './check-id.js'
+import { toCollation } from './collation.js'
 import { CollectionCore, type Namespace } from './collection-core.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
-import type { Document, FindOptions } from './document.js'
+import type { CollationOptions, Document, FindOptions } from './document.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
@@ -28,9 +29,17 @@ export interface FindOneAndOptions {
   maxTimeMS?: number | undefined
   /** Answer a `ModifyResult` (the document with what happened) instead of the document alone. */
   includeResultMetadata?: boolean | undefined
+  /** Match and sort comparing strings in this collation's order. */
+  collation?: CollationOptions | undefined
 }
 
-export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata'>
+export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'collation'>
+
+/** Options of the delete methods, as the driver's. */
+export interface DeleteOptions {
+  maxTimeMS?: number | undefined
+  collation?: CollationOptions | undefined
+}
 
 /** What a findOneAnd* method answers with `includeResultMetadata: true`, as the driver's `ModifyResult`. */
 export interface ModifyResult {
@@ -82,7 +91,7 @@ export class EmbeddedCollection {
     return { acknowledged: true, insertedId }
   }
 
-  async findOne(filter: Document, options: { projection?: Document, maxTimeMS?: number } = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: Omit<FindOptions, 'limit'> = {}): Promise<Document | null> {
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
     return doc ?? null
   }
@@ -92,7 +101,7 @@ export class EmbeddedCollection {
     return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
   }
 
-  async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {
+  async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'collation'> = {}): Promise<number> {
     let count = 0
     for await (const _ of this.find(filter, options)) count++
     return count
@@ -118,9 +127,13 @@ export class EmbeddedCollection {
     return answer(this.#core, filter, null, options)
   }
 
-  /** The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON order. */
-  async distinct(key: string, filter: Document = {}, options: { maxTimeMS?: number } = {}): Promise<unknown[]> {
-    return distinctValues(this.find(filter, options), key)
+  /**
+   * The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON
+   * order; under a collation, values equal under it are one value (the first found).
+   */
+  async distinct(key: string, filter: Document = {}, options: Pick<FindOptions, 'maxTimeMS' | 'collation'> = {}): Promise<unknown[]> {
+    const collation = toCollation(options.collation)
+    return distinctValues(this.find(filter, options), key, collation)
   }
 
   async updateOne(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
@@ -138,19 +151,25 @@ export class EmbeddedCollection {
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
-  async deleteOne(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+  async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    const collation = toCollation(options.collation)
     return this.#core.write(async () => {
-      const found = this.#core.first(filter, options.maxTimeMS)
+      const found = this.#core.first(filter, options.maxTimeMS, undefined, collation)
       return { deletedCount: found ? await this.#core.remove([found]) : 0 }
     })
   }
 
-  async deleteMany(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
-    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS)) }))
+  async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    const collation = toCollation(options.collation)
+    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS, collation)) }))
   }
 
-  /** Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
+  /**
+   * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. A
+   * collation applies to `$match` and `$sort` stages and comparison expressions; stages it cannot
+   * reach are refused (collation-refusals.ts).
+   */
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
@@ -158,10 +177,11 @@ export class EmbeddedCollection {
     const stages = leadingMatch ? rest : pipeline
     const core = this.#core
     const resolve = this.#resolve
+    const collation = toCollation(options.collation)
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const source = readDocuments(core, filter, {}, deadline)
+      const source = readDocuments(core, filter, { collation: options.collation }, deadline)
       if (stages.length === 0) yield* source
-      else yield* aggregateDocuments(source, stages, resolve)
+      else yield* aggregateDocuments(source, stages, resolve, collation)
       return undefined
     }, options.maxTimeMS)
   }

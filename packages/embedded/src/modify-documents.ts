@@ -2,8 +2,10 @@ import { applyUpdate, buildReplacement } from './apply-update.js'
 import { copyThroughBson, decodeDocument, encodeDocument } from './bson-codec.js'
 import { buildUpsertDocument, isOperatorUpdate, withoutInsertOnly } from './build-upsert.js'
 import { checkId } from './check-id.js'
+import { toCollation } from './collation.js'
+import { refuseUncollatedUpdate } from './collation-refusals.js'
 import type { CollectionCore, Found } from './collection-core.js'
-import type { Document } from './document.js'
+import type { CollationOptions, Document } from './document.js'
 import { failedToParseError } from './errors.js'
 import type { SortSpec } from './sort-documents.js'
 
@@ -11,6 +13,8 @@ export interface ModifyOptions {
   upsert?: boolean | undefined
   arrayFilters?: Document[] | undefined
   maxTimeMS?: number | undefined
+  /** Match (and, for findAndModify, sort) comparing strings in this collation's order. */
+  collation?: CollationOptions | undefined
 }
 
 export interface UpdateResult {
@@ -27,8 +31,10 @@ export interface UpdateResult {
 export function updateDocuments(core: CollectionCore, filter: Document, change: Document, multi: boolean, options: ModifyOptions = {}): Promise<UpdateResult> {
   const operators = isOperatorUpdate(change)
   if (multi && !operators) throw failedToParseError('multi update is not supported for replacement-style update')
+  const collation = toCollation(options.collation)
+  if (collation && (operators || Array.isArray(change))) refuseUncollatedUpdate(change, options.arrayFilters)
   return core.write(async () => {
-    const found = multi ? core.matching(filter, options.maxTimeMS) : [core.first(filter, options.maxTimeMS)].filter((f) => f !== undefined)
+    const found = multi ? core.matching(filter, options.maxTimeMS, collation) : [core.first(filter, options.maxTimeMS, undefined, collation)].filter((f) => f !== undefined)
     if (found.length === 0) {
       if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 }
       const upsertedId = await insertUpsert(core, filter, change, options)
@@ -62,8 +68,10 @@ export interface FindAndModifyResult {
  */
 export function findAndModify(core: CollectionCore, filter: Document, change: Document | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
   const operators = change !== null && isOperatorUpdate(change)
+  const collation = toCollation(options.collation)
+  if (collation && change !== null && (operators || Array.isArray(change))) refuseUncollatedUpdate(change, options.arrayFilters)
   return core.write(async () => {
-    const found = core.first(filter, options.maxTimeMS, options.sort)
+    const found = core.first(filter, options.maxTimeMS, options.sort, collation)
     if (!found) {
       if (change === null || !options.upsert) return { value: null, n: 0, updatedExisting: false }
       const upsertedId = await insertUpsert(core, filter, change, options)

@@ -1,4 +1,5 @@
 import { badValue } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, collectionName, optionalCount, refuseOptions, requiredArray } from './command-context.js'
 import { firstBatch } from './find.js'
 
@@ -8,14 +9,14 @@ import { firstBatch } from './find.js'
  * aggregations (`aggregate: 1`) and `explain` are refused.
  */
 const aggregate: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation', 'let', 'explain'])
+  refuseOptions(command, ['let', 'explain'])
   if (command['aggregate'] === 1) throw badValue('database-level aggregations ({ aggregate: 1 }) are not supported by the embedded engine')
   const collection = context.db.collection(collectionName(command['aggregate'], 'aggregate'))
   if (typeof command['cursor'] !== 'object' || command['cursor'] === null) {
     throw badValue("The 'cursor' option is required, except for aggregate with the explain argument")
   }
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const cursor = collection.aggregate(requiredArray(command, 'pipeline'), maxTimeMS ? { maxTimeMS } : {})
+  const cursor = collection.aggregate(requiredArray(command, 'pipeline'), { collation: optionalCollation(command), ...(maxTimeMS ? { maxTimeMS } : {}) })
   return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command)
 }
 

@@ -1,5 +1,6 @@
 import type { Document, EmbeddedCollection } from '../../index.js'
 import { badValue, failedToParse } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
@@ -28,12 +29,12 @@ const update: CommandHandler = async (command, context) => {
 }
 
 function runUpdate(collection: EmbeddedCollection, statement: Document, maxTimeMS: number | undefined) {
-  refuseOptions(statement, ['collation', 'c', 'sort'])
+  refuseOptions(statement, ['c', 'sort'])
   const filter = optionalDocument(statement, 'q') ?? {}
   const change = statement['u']
   if (Array.isArray(change)) throw badValue('pipeline-style updates are not supported by the embedded engine')
   if (typeof change !== 'object' || change === null) throw failedToParse("'u' must be an update document or a replacement")
-  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), ...(maxTimeMS ? { maxTimeMS } : {}) }
+  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), collation: optionalCollation(statement), ...(maxTimeMS ? { maxTimeMS } : {}) }
   const operators = Object.keys(change).some((key) => key.startsWith('$'))
   if (!operators) {
     if (statement['multi'] === true) throw failedToParse('multi update is not supported for replacement-style update')
