@@ -184,6 +184,7 @@ for (const kind of ENGINES) {
       const match = async (x: string, collation: CollationOptions) => ids(await c.find({ x }, { collation }).toArray())
       assert.deepEqual(await match('cote', { locale: 'en', strength: 1, caseLevel: true }), [1, 3])
       assert.deepEqual(await match('cote', { locale: 'en', strength: 1, alternate: 'shifted' }), [1, 2, 3, 4])
+      assert.deepEqual(await match('cote', { locale: 'en', strength: 4, maxVariable: 'space' }), [1])
       assert.deepEqual(await match('cote', { locale: 'en', strength: 5 }), [1])
       assert.deepEqual(await match('cote', { locale: 'fr_CA', strength: 2, backwards: true }), [1, 2])
       assert.deepEqual(await match('cote', { locale: 'de@collation=phonebook', strength: 2 }), [1, 2])
