@@ -177,8 +177,9 @@ export class EmbeddedCollection {
     const stages = leadingMatch ? rest : pipeline
     const core = this.#core
     const resolve = this.#resolve
-    const collation = toCollation(options.collation)
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
+      // Validated when the cursor runs, as the driver's aggregate fails on its first batch.
+      const collation = toCollation(options.collation)
       const source = readDocuments(core, filter, { collation: options.collation }, deadline)
       if (stages.length === 0) yield* source
       else yield* aggregateDocuments(source, stages, resolve, collation)

@@ -156,6 +156,23 @@ for (const kind of ENGINES) {
       }
     })
 
+    it('validates the collation of every operation that takes one', async () => {
+      const collation = { locale: 'xx' }
+      const operations: Promise<unknown>[] = [
+        words().aggregate([{ $match: { x: 'ping' } }], { collation }).toArray(),
+        words().countDocuments({}, { collation }),
+        words().distinct('x', {}, { collation }),
+        words().updateOne({}, { $set: { y: 1 } }, { collation }),
+        words().replaceOne({}, { y: 1 }, { collation }),
+        words().deleteOne({}, { collation }),
+        words().deleteMany({}, { collation }),
+        words().findOneAndUpdate({}, { $set: { y: 1 } }, { collation }),
+        words().findOneAndDelete({}, { collation }),
+      ]
+      for (const operation of operations) assert.equal((await refusal(operation)).code, 2)
+      assert.equal(await words().countDocuments({ y: 1 }), 0)
+    })
+
     it('refuses, naming the field and value, the options Intl.Collator cannot express faithfully', async () => {
       const cases: [CollationOptions, RegExp][] = [
         [{ locale: 'en', strength: 2, caseLevel: true }, /^collation caseLevel true with strength 2 is not supported by the embedded engine/],
