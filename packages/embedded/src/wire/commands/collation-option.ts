@@ -1,4 +1,5 @@
-import type { CollationOptions, Document } from '../../document.js'
+import type { CollationOptions } from 'mongodb'
+import type { Document } from '../../index.js'
 
 /**
  * A command's (or a write statement's) `collation` as sent: the engine validates it with the
