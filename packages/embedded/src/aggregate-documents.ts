@@ -1,5 +1,8 @@
 import { Aggregator } from 'mingo/aggregator'
 import { checkFieldPaths } from './check-field-path.js'
+import { collatedMingoOptions } from './collated-operators.js'
+import type { Collation } from './collation.js'
+import { refuseUncollatedStage } from './collation-refusals.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
@@ -19,12 +22,13 @@ const REFUSED = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta',
 /**
  * Runs an aggregation pipeline over `source` (the documents the leading `$match` selected).
  * Top-level `$sort` stages use the engine's BSON order (bson-order.ts), with a following `$limit`
- * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts.
+ * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts. Under a
+ * `collation`, mingo runs with the collated operators and the sorts compare strings with it.
  */
-export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, variables?: Variables): Document[] {
+export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, variables?: Variables, collation?: Collation): Document[] {
   // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
   checkFieldPaths(pipeline, MATCH)
-  const options = { ...MINGO_OPTIONS, collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
+  const options = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
   let docs: Iterable<Document> = source
   let run: Document[] = []
   const flush = () => {
@@ -36,6 +40,7 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
     const stage = pipeline[i]!
     const name = stageName(stage)
     if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
+    if (collation) refuseUncollatedStage(stage, name)
     if (name === '$lookup' && isCorrelatedLookup(stage)) {
       flush()
       docs = correlatedLookup(Array.isArray(docs) ? docs : [...docs], stage, options)
@@ -48,7 +53,7 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
     flush()
     const next = pipeline[i + 1]
     const keep = next && stageName(next) === '$limit' ? Number(next['$limit']) : Number.POSITIVE_INFINITY
-    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep)
+    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation)
   }
   flush()
   return Array.isArray(docs) ? docs : [...docs]
@@ -70,8 +75,8 @@ function runMingo(stages: Document[], docs: Iterable<Document>, options: Documen
   }
 }
 
-function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number): Document[] {
-  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY)
+function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined): Document[] {
+  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, collation?.compareValues)
   for (const doc of docs) collector.add(doc)
   return collector.result()
 }

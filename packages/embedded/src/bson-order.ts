@@ -5,8 +5,11 @@
  *
  * mingo's own comparator ranks `undefined` below `null` and places ObjectId after every other
  * type, so sorting uses this one instead.
+ *
+ * `strings` orders two strings (values, never field names): binary by default, a collation's
+ * order when an operation has one (collation.ts).
  */
-export function compareBson(a: unknown, b: unknown): number {
+export function compareBson(a: unknown, b: unknown, strings: StringOrder = compareStrings): number {
   const rankA = rankOf(a)
   const rankB = rankOf(b)
   if (rankA !== rankB) return rankA < rankB ? -1 : 1
@@ -14,11 +17,11 @@ export function compareBson(a: unknown, b: unknown): number {
     case Rank.Number:
       return compareNumbers(toNumber(a), toNumber(b))
     case Rank.String:
-      return compareStrings(String(a), String(b))
+      return strings(String(a), String(b))
     case Rank.Object:
-      return compareEntries(Object.entries(a as object), Object.entries(b as object))
+      return compareEntries(Object.entries(a as object), Object.entries(b as object), strings)
     case Rank.Array:
-      return compareEntries(Object.entries(a as unknown[]), Object.entries(b as unknown[]))
+      return compareEntries(Object.entries(a as unknown[]), Object.entries(b as unknown[]), strings)
     case Rank.Binary:
       return compareBinary(a as BinaryLike, b as BinaryLike)
     case Rank.ObjectId:
@@ -35,6 +38,8 @@ export function compareBson(a: unknown, b: unknown): number {
       return 0
   }
 }
+
+export type StringOrder = (a: string, b: string) => number
 
 const Rank = {
   MinKey: 1,
@@ -118,7 +123,7 @@ function toCodePointOrder(unit: number): number {
 }
 
 /** Embedded documents and arrays compare field by field: type, then name, then value. */
-function compareEntries(a: [string, unknown][], b: [string, unknown][]): number {
+function compareEntries(a: [string, unknown][], b: [string, unknown][], strings: StringOrder = compareStrings): number {
   const length = Math.min(a.length, b.length)
   for (let i = 0; i < length; i++) {
     const [keyA, valueA] = a[i]!
@@ -127,7 +132,7 @@ function compareEntries(a: [string, unknown][], b: [string, unknown][]): number 
     if (byType !== 0) return byType < 0 ? -1 : 1
     const byName = compareStrings(keyA, keyB)
     if (byName !== 0) return byName
-    const byValue = compareBson(valueA, valueB)
+    const byValue = compareBson(valueA, valueB, strings)
     if (byValue !== 0) return byValue
   }
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1

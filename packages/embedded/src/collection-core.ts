@@ -1,5 +1,6 @@
 import { decodeDocument, encodeDocument } from './bson-codec.js'
-import { compileFilter } from './compile-filter.js'
+import type { Collation } from './collation.js'
+import { compileFilter, filterCollation } from './compile-filter.js'
 import { Deadline } from './deadline.js'
 import type { Document } from './document.js'
 import { closedError, duplicateKeyError } from './errors.js'
@@ -96,13 +97,14 @@ export class CollectionCore {
     return pointKeysOf(filter, this.indexes.unique)
   }
 
-  /** The first match in scan order, or in `sort` order when one is given. */
-  first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec): Found | undefined {
-    const matches = compileFilter(filter)
-    const scan = scanDocuments(this.storage, this.pointKeys(filter), matches, startDeadline(maxTimeMS))
+  /** The first match in scan order, or in `sort` order when one is given (strings compared under `collation`). */
+  first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec, collation?: Collation): Found | undefined {
+    const collated = filterCollation(filter, collation)
+    const matches = compileFilter(filter, collated)
+    const scan = scanDocuments(this.storage, collated ? undefined : this.pointKeys(filter), matches, startDeadline(maxTimeMS))
     let value: Document | undefined
     if (sort && Object.keys(sort).length > 0) {
-      const collector = new SortedCollector(sort, 1)
+      const collector = new SortedCollector(sort, 1, collation?.compareValues)
       for (const doc of scan) collector.add(doc)
       value = collector.result()[0]
     } else {
@@ -113,10 +115,11 @@ export class CollectionCore {
   }
 
   /** Every match, collected before any is changed (a write never sees its own effects). */
-  matching(filter: Document, maxTimeMS: number | undefined): Found[] {
+  matching(filter: Document, maxTimeMS: number | undefined, collation?: Collation): Found[] {
     const found: Found[] = []
-    const matches = compileFilter(filter)
-    for (const doc of scanDocuments(this.storage, this.pointKeys(filter), matches, startDeadline(maxTimeMS))) {
+    const collated = filterCollation(filter, collation)
+    const matches = compileFilter(filter, collated)
+    for (const doc of scanDocuments(this.storage, collated ? undefined : this.pointKeys(filter), matches, startDeadline(maxTimeMS))) {
       found.push([toValueKey(doc['_id']), doc])
     }
     return found

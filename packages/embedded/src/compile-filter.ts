@@ -1,4 +1,7 @@
 import { Query } from 'mingo/query'
+import { collatedMingoOptions } from './collated-operators.js'
+import type { Collation } from './collation.js'
+import { containsString, refuseUncollatedFilter } from './collation-refusals.js'
 import type { Document } from './document.js'
 import { asServerError, badValueError } from './errors.js'
 import { variablesOf } from './let-variables.js'
@@ -13,18 +16,26 @@ export type Matcher = (doc: Document) => boolean
  * (simple-filter.ts, with mingo's answers), anything else with mingo. mingo's parse errors
  * (unknown operator, malformed `$in`...) become the server's BadValue error. `$$name` in `$expr`
  * reads the variables of the command's `let` (let-variables.ts `bindVariables`).
+ *
+ * Under a collation (`filterCollation`), mingo compiles the filter with operators that compare
+ * strings in the collation's order (collated-operators.ts); the fast path compares binary.
  */
-export function compileFilter(filter: Document): Matcher {
+export function compileFilter(filter: Document, collation?: Collation): Matcher {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
     throw badValueError('filter must be an object')
   }
   if (Object.keys(filter).length === 0) return () => true
-  const simple = compileSimpleFilter(filter)
-  if (simple) return simple
+  if (collation === undefined) {
+    const simple = compileSimpleFilter(filter)
+    if (simple) return simple
+  } else {
+    refuseUncollatedFilter(filter)
+  }
   let query: Query
   try {
     const variables = variablesOf(filter)
-    query = new Query(normalizeFilter(filter), variables === undefined ? MINGO_OPTIONS : { ...MINGO_OPTIONS, variables })
+    const options = collation === undefined ? MINGO_OPTIONS : collatedMingoOptions(collation)
+    query = new Query(normalizeFilter(filter), variables === undefined ? options : { ...options, variables })
   } catch (error) {
     throw asServerError(error)
   }
@@ -35,4 +46,13 @@ export function compileFilter(filter: Document): Matcher {
       throw asServerError(error)
     }
   }
+}
+
+/**
+ * The collation a filter is matched with: none when it holds no string, since a collation changes
+ * only how strings compare; then the fast path and the index lookups apply as without one. Index
+ * lookups find binary-equal keys, so a filter with a collation never uses them.
+ */
+export function filterCollation(filter: Document, collation: Collation | undefined): Collation | undefined {
+  return collation !== undefined && containsString(filter) ? collation : undefined
 }

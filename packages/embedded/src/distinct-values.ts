@@ -1,14 +1,16 @@
 import { compareBson } from './bson-order.js'
 import { checkFieldPath } from './check-field-path.js'
+import type { Collation } from './collation.js'
 import type { Document } from './document.js'
 import { typeMismatchError } from './errors.js'
 import { toValueKey } from './value-key.js'
 
 /**
  * The distinct values of `key` among `docs`, as the server's distinct answers them: array elements
- * counted one by one, values equal as keys (1 and 1.0) counted once, in BSON order.
+ * counted one by one, values equal as keys (1 and 1.0) counted once, in BSON order. Under a
+ * `collation`, values it finds equal ("PING" and "ping" at strength 2) are one: the first found.
  */
-export async function distinctValues(docs: AsyncIterable<Document>, key: string): Promise<unknown[]> {
+export async function distinctValues(docs: AsyncIterable<Document>, key: string, collation?: Collation): Promise<unknown[]> {
   if (typeof key !== 'string' || key === '') throw typeMismatchError("'key' must be a non-empty string")
   checkFieldPath(key)
   const path = key.split('.')
@@ -19,7 +21,10 @@ export async function distinctValues(docs: AsyncIterable<Document>, key: string)
       if (!seen.has(id)) seen.set(id, value)
     }
   }
-  return [...seen.values()].sort(compareBson)
+  if (!collation) return [...seen.values()].sort(compareBson)
+  // A stable sort keeps each run of equal values in the order found: its first is the first found.
+  const sorted = [...seen.values()].sort(collation.compareValues)
+  return sorted.filter((value, i) => i === 0 || collation.compareValues(sorted[i - 1], value) !== 0)
 }
 
 function valuesAt(value: unknown, path: string[]): unknown[] {

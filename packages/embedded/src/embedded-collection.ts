@@ -3,11 +3,12 @@ import { aggregateDocuments, type CollectionResolver } from './aggregate-documen
 import { copyThroughBson } from './bson-codec.js'
 import { isOperatorUpdate } from './build-upsert.js'
 import { checkId } from './check-id.js'
+import { toCollation } from './collation.js'
 import { CollectionCore, type Namespace } from './collection-core.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
-import type { Document, FindOptions } from './document.js'
+import type { CollationOptions, Document, FindOptions } from './document.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { bindVariables, resolveLet } from './let-variables.js'
@@ -32,15 +33,18 @@ export interface FindOneAndOptions {
   includeResultMetadata?: boolean | undefined
   /** Variables for `$$name` in the filter's `$expr` and in an update pipeline: name → expression, evaluated once. */
   let?: Document | undefined
+  /** Match and sort comparing strings in this collation's order. */
+  collation?: CollationOptions | undefined
 }
 
-export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let'>
+export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let' | 'collation'>
 
 /** Options of deleteOne and deleteMany, as the driver's. */
 export interface DeleteOptions {
   maxTimeMS?: number | undefined
   /** Variables for `$$name` in the filter's `$expr`: name → expression, evaluated once. */
   let?: Document | undefined
+  collation?: CollationOptions | undefined
 }
 
 /** What a findOneAnd* method answers with `includeResultMetadata: true`, as the driver's `ModifyResult`. */
@@ -93,7 +97,7 @@ export class EmbeddedCollection {
     return { acknowledged: true, insertedId }
   }
 
-  async findOne(filter: Document, options: Pick<FindOptions, 'projection' | 'maxTimeMS' | 'let'> = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: Omit<FindOptions, 'limit'> = {}): Promise<Document | null> {
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
     return doc ?? null
   }
@@ -103,7 +107,7 @@ export class EmbeddedCollection {
     return new EmbeddedCursor((deadline) => readDocuments(this.#core, bindVariables(filter, resolveLet(options.let, 'find')), options, deadline), options.maxTimeMS)
   }
 
-  async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let'> = {}): Promise<number> {
+  async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'> = {}): Promise<number> {
     let count = 0
     for await (const _ of this.find(filter, options)) count++
     return count
@@ -129,9 +133,13 @@ export class EmbeddedCollection {
     return answer(this.#core, filter, null, options)
   }
 
-  /** The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON order. */
-  async distinct(key: string, filter: Document = {}, options: { maxTimeMS?: number } = {}): Promise<unknown[]> {
-    return distinctValues(this.find(filter, options), key)
+  /**
+   * The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON
+   * order; under a collation, values equal under it are one value (the first found).
+   */
+  async distinct(key: string, filter: Document = {}, options: Pick<FindOptions, 'maxTimeMS' | 'collation'> = {}): Promise<unknown[]> {
+    const collation = toCollation(options.collation)
+    return distinctValues(this.find(filter, options), key, collation)
   }
 
   /** `update`: an update document (`{ $set: ... }`) or an update pipeline (`[{ $set: ... }]`). */
@@ -152,22 +160,26 @@ export class EmbeddedCollection {
 
   async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
+    const collation = toCollation(options.collation)
     return this.#core.write(async () => {
-      const found = this.#core.first(matching, options.maxTimeMS)
+      const found = this.#core.first(matching, options.maxTimeMS, undefined, collation)
       return { deletedCount: found ? await this.#core.remove([found]) : 0 }
     })
   }
 
   async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
-    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS)) }))
+    const collation = toCollation(options.collation)
+    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS, collation)) }))
   }
 
   /**
    * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database.
-   * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions.
+   * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions. A
+   * collation applies to `$match` and `$sort` stages and comparison expressions; stages it cannot
+   * reach are refused (collation-refusals.ts).
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
@@ -177,9 +189,11 @@ export class EmbeddedCollection {
     const resolve = this.#resolve
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
       const variables = resolveLet(options.let, 'aggregate')
-      const source = readDocuments(core, bindVariables(filter, variables), {}, deadline)
+      // Validated when the cursor runs, as the driver's aggregate fails on its first batch.
+      const collation = toCollation(options.collation)
+      const source = readDocuments(core, bindVariables(filter, variables), { collation: options.collation }, deadline)
       if (stages.length === 0) yield* source
-      else yield* aggregateDocuments(source, stages, resolve, variables)
+      else yield* aggregateDocuments(source, stages, resolve, variables, collation)
       return undefined
     }, options.maxTimeMS)
   }

@@ -6,7 +6,7 @@ import { formatValue } from './format-value.js'
  * Errors the engine raises, built with the official driver's own classes and the server's codes,
  * so the store layer maps engine and server failures with one code path.
  */
-function serverError(code: number, codeName: string, message: string, extra: Record<string, unknown> = {}) {
+export function serverError(code: number, codeName: string, message: string, extra: Record<string, unknown> = {}) {
   return new MongoServerError({ message, errmsg: message, code, codeName, ok: 0, ...extra })
 }
 
@@ -44,6 +44,14 @@ export function failedToParseError(message: string) {
 
 export function conflictingUpdateError(message: string) {
   return serverError(40, 'ConflictingUpdateOperators', message)
+}
+
+export function noSuchKeyError(message: string) {
+  return serverError(4, 'NoSuchKey', message)
+}
+
+export function incompatibleCollationVersionError(message: string) {
+  return serverError(161, 'IncompatibleCollationVersion', message)
 }
 
 export function typeMismatchError(message: string) {

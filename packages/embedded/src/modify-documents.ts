@@ -2,8 +2,10 @@ import { applyUpdate, buildReplacement } from './apply-update.js'
 import { copyThroughBson, decodeDocument, encodeDocument } from './bson-codec.js'
 import { buildUpsertDocument, isOperatorUpdate, withoutInsertOnly } from './build-upsert.js'
 import { checkId } from './check-id.js'
+import { toCollation } from './collation.js'
+import { refuseUncollatedUpdate } from './collation-refusals.js'
 import type { CollectionCore, Found } from './collection-core.js'
-import type { Document } from './document.js'
+import type { CollationOptions, Document } from './document.js'
 import { failedToParseError } from './errors.js'
 import { bindVariables, resolveLet, type Variables } from './let-variables.js'
 import { applyPipelineUpdate, checkPipelineUpdate, isPipelineUpdate } from './pipeline-update.js'
@@ -15,6 +17,8 @@ export interface ModifyOptions {
   maxTimeMS?: number | undefined
   /** Variables for `$$name` in the filter's `$expr` and in an update pipeline: name → expression, evaluated once. */
   let?: Document | undefined
+  /** Match (and, for findAndModify, sort) comparing strings in this collation's order. */
+  collation?: CollationOptions | undefined
 }
 
 /** An update document (`{ $set: ... }`), an update pipeline (`[{ $set: ... }]`) or a replacement. */
@@ -44,10 +48,12 @@ export interface UpdateResult {
 export function updateDocuments(core: CollectionCore, filter: Document, change: Change, multi: boolean, options: ModifyOptions = {}): Promise<UpdateResult> {
   const kind = kindOf(change, options)
   if (multi && kind === 'replacement') throw failedToParseError('multi update is not supported for replacement-style update')
+  const collation = toCollation(options.collation)
+  if (collation && kind !== 'replacement') refuseUncollatedUpdate(change, options.arrayFilters)
   const variables = resolveLet(options.let, 'update')
   const matchFilter = bindVariables(filter, variables)
   return core.write(async () => {
-    const found = multi ? core.matching(matchFilter, options.maxTimeMS) : [core.first(matchFilter, options.maxTimeMS)].filter((f) => f !== undefined)
+    const found = multi ? core.matching(matchFilter, options.maxTimeMS, collation) : [core.first(matchFilter, options.maxTimeMS, undefined, collation)].filter((f) => f !== undefined)
     if (found.length === 0) {
       if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 }
       const upsertedId = await insertUpsert(core, filter, change, options, variables)
@@ -81,9 +87,11 @@ export interface FindAndModifyResult {
  */
 export function findAndModify(core: CollectionCore, filter: Document, change: Change | null, options: FindAndModifyOptions = {}): Promise<FindAndModifyResult> {
   const kind = change === null ? 'replacement' : kindOf(change, options)
+  const collation = toCollation(options.collation)
+  if (collation && change !== null && kind !== 'replacement') refuseUncollatedUpdate(change, options.arrayFilters)
   const variables = resolveLet(options.let, 'findAndModify')
   return core.write(async () => {
-    const found = core.first(bindVariables(filter, variables), options.maxTimeMS, options.sort)
+    const found = core.first(bindVariables(filter, variables), options.maxTimeMS, options.sort, collation)
     if (!found) {
       if (change === null || !options.upsert) return { value: null, n: 0, updatedExisting: false }
       const upsertedId = await insertUpsert(core, filter, change, options, variables)

@@ -1,6 +1,7 @@
 import { Query } from 'mingo/query'
 import { checkFieldPaths } from './check-field-path.js'
-import { compileFilter } from './compile-filter.js'
+import { toCollation } from './collation.js'
+import { compileFilter, filterCollation } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import type { Document, FindOptions } from './document.js'
 import { asServerError } from './errors.js'
@@ -26,14 +27,16 @@ export function* readDocuments(
   options: FindOptions,
   deadline: Deadline
 ): Generator<Document, undefined> {
-  const matches = compileFilter(filter)
+  const collation = toCollation(options.collation)
+  const collated = filterCollation(filter, collation)
+  const matches = compileFilter(filter, collated)
   const skip = Math.max(0, options.skip ?? 0)
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
   const project = compileProjection(options.projection)
   const sort = toFindSort(options.sort)
-  let found = scanDocuments(source.storage, source.pointKeys(filter), matches, deadline)
+  let found = scanDocuments(source.storage, collated ? undefined : source.pointKeys(filter), matches, deadline)
   if (sort) {
-    const collector = new SortedCollector(sort, skip + limit)
+    const collector = new SortedCollector(sort, skip + limit, collation?.compareValues)
     for (const doc of found) collector.add(doc)
     found = collector.result()[Symbol.iterator]() as Generator<Document, undefined>
   }

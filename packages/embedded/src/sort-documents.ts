@@ -4,6 +4,8 @@ import type { Document } from './document.js'
 
 export type SortSpec = Record<string, 1 | -1>
 
+export type ValueOrder = (a: unknown, b: unknown) => number
+
 /** An empty array sorts below null and missing, in both directions (server semantics). */
 const EMPTY_ARRAY = Object.freeze({ _bsontype: 'MinKey' })
 
@@ -22,20 +24,23 @@ interface Entry {
 export class SortedCollector {
   readonly #fields: [string[], 1 | -1][]
   readonly #keep: number
+  readonly #order: ValueOrder
   #entries: Entry[] = []
   /** The last entry kept by the latest cut, once the buffer has been cut to `keep`. */
   #cutoff: Entry | undefined
 
-  constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY) {
+  /** `order` compares two values: BSON order, or BSON order with a collation's strings (collation.ts). */
+  constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY, order: ValueOrder = compareBson) {
     this.#fields = Object.entries(sort).map(([path, dir]) => {
       checkFieldPath(path)
       return [path.split('.'), dir === -1 ? -1 : 1]
     })
     this.#keep = keep
+    this.#order = order
   }
 
   add(doc: Document): void {
-    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir)), doc }
+    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order)), doc }
     if (this.#cutoff !== undefined && this.#compare(entry, this.#cutoff) >= 0) return
     this.#entries.push(entry)
     if (this.#entries.length >= 2 * this.#keep) this.#compact()
@@ -56,7 +61,7 @@ export class SortedCollector {
 
   #compare(a: Entry, b: Entry): number {
     for (let i = 0; i < this.#fields.length; i++) {
-      const order = compareBson(a.keys[i], b.keys[i])
+      const order = this.#order(a.keys[i], b.keys[i])
       if (order !== 0) return order * this.#fields[i]![1]
     }
     return 0
@@ -67,12 +72,12 @@ export class SortedCollector {
  * The value a document sorts by on one field. When the path reaches arrays, the server uses
  * the smallest element for an ascending sort and the largest for a descending one.
  */
-export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1): unknown {
+export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1, order: ValueOrder = compareBson): unknown {
   const candidates: unknown[] = []
   collect(doc, path, 0, candidates)
   let best: unknown = candidates.length === 0 ? null : candidates[0]
   for (let i = 1; i < candidates.length; i++) {
-    if (compareBson(candidates[i], best) * dir < 0) best = candidates[i]
+    if (order(candidates[i], best) * dir < 0) best = candidates[i]
   }
   return best
 }

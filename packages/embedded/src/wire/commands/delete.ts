@@ -1,5 +1,6 @@
 import type { Document } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
@@ -13,11 +14,11 @@ const remove: CommandHandler = async (command, context) => {
   const options = { ...(maxTimeMS ? { maxTimeMS } : {}), ...(command['let'] == null ? {} : { let: command['let'] as Document }) }
   let n = 0
   const writeErrors = await runStatements(requiredArray(command, 'deletes'), command['ordered'] !== false, async (statement) => {
-    refuseOptions(statement, ['collation'])
     const limit = Number(statement['limit'])
     if (limit !== 0 && limit !== 1) throw failedToParse(`The limit field in delete objects must be 0 or 1. Got ${String(statement['limit'])}`)
     const filter = optionalDocument(statement, 'q') ?? {}
-    const { deletedCount } = limit === 1 ? await collection.deleteOne(filter, options) : await collection.deleteMany(filter, options)
+    const statementOptions = { ...options, collation: optionalCollation(statement) }
+    const { deletedCount } = limit === 1 ? await collection.deleteOne(filter, statementOptions) : await collection.deleteMany(filter, statementOptions)
     n += deletedCount
   })
   return writeReply({ n }, writeErrors)

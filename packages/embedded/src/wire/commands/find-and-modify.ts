@@ -1,5 +1,6 @@
 import type { Document, FindOneAndOptions, ModifyResult } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, targetCollection } from './command-context.js'
 
 /**
@@ -8,7 +9,6 @@ import { type CommandHandler, optionalArray, optionalCount, optionalDocument, re
  * findOneAndUpdate / findOneAndReplace / findOneAndDelete with `includeResultMetadata`.
  */
 const findAndModify: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation'])
   const collection = targetCollection(command, 'findAndModify', context)
   const remove = command['remove'] === true
   const change = command['update']
@@ -21,6 +21,7 @@ const findAndModify: CommandHandler = async (command, context) => {
     sort: optionalDocument(command, 'sort') as FindOneAndOptions['sort'],
     projection: optionalDocument(command, 'fields'),
     maxTimeMS: optionalCount(command, 'maxTimeMS'),
+    collation: optionalCollation(command),
     includeResultMetadata: true,
     // Checked (a document of valid names) and evaluated by the engine.
     let: command['let'] as Document | undefined,

@@ -1,6 +1,7 @@
 import { Long } from 'mongodb'
 import type { Document, FindOptions } from '../../index.js'
 import { typeMismatch } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import {
   type CommandContext,
   type CommandHandler,
@@ -26,7 +27,7 @@ function pageOptions(command: Document): { skip?: number, limit?: number, maxTim
 
 /** find: options map onto the engine's find; the first batch comes back with a cursor id. */
 const find: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation', 'min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData'])
+  refuseOptions(command, ['min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData'])
   const collection = targetCollection(command, 'find', context)
   const options: FindOptions = {}
   // A client's sort document as sent: the engine refuses orders other than 1 and -1 (BadValue).
@@ -36,6 +37,7 @@ const find: CommandHandler = async (command, context) => {
   if (projection) options.projection = projection
   Object.assign(options, pageOptions(command))
   if (command['let'] !== undefined && command['let'] !== null) options.let = command['let'] as Document
+  options.collation = optionalCollation(command)
   const limit = optionalNumber(command, 'limit')
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
   const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
@@ -65,9 +67,8 @@ const killCursors: CommandHandler = async (command, context) => {
 }
 
 const count: CommandHandler = async (command, context) => {
-  refuseOptions(command, ['collation'])
   const collection = targetCollection(command, 'count', context)
-  const options = pageOptions(command)
+  const options = { ...pageOptions(command), collation: optionalCollation(command) }
   return { n: await collection.countDocuments(optionalDocument(command, 'query') ?? {}, options), ok: 1 }
 }
 

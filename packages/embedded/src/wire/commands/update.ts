@@ -1,5 +1,6 @@
 import type { Document, EmbeddedCollection } from '../../index.js'
 import { badValue, failedToParse, WireError } from '../wire-error.js'
+import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
 import { refuseStatementSort } from './refuse-statement-sort.js'
 import { runStatements, writeReply } from './write-result.js'
@@ -30,12 +31,12 @@ const update: CommandHandler = async (command, context) => {
 
 /** One statement; its constants (`c`, for a pipeline) join the command's `let`, and win over it. */
 function runUpdate(collection: EmbeddedCollection, statement: Document, maxTimeMS: number | undefined, commandLet: unknown) {
-  refuseOptions(statement, ['collation', 'sort'])
+  refuseOptions(statement, ['sort'])
   const filter = optionalDocument(statement, 'q') ?? {}
   const change = statement['u']
   if (typeof change !== 'object' || change === null) throw failedToParse("'u' must be an update document, an update pipeline or a replacement")
   const letDocument = withConstants(commandLet, optionalDocument(statement, 'c'), Array.isArray(change))
-  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), ...(maxTimeMS ? { maxTimeMS } : {}), ...(letDocument == null ? {} : { let: letDocument as Document }) }
+  const options = { upsert: statement['upsert'] === true, arrayFilters: optionalArray(statement, 'arrayFilters'), collation: optionalCollation(statement), ...(maxTimeMS ? { maxTimeMS } : {}), ...(letDocument == null ? {} : { let: letDocument as Document }) }
   if (Array.isArray(change)) return statement['multi'] === true ? collection.updateMany(filter, change, options) : collection.updateOne(filter, change, options)
   const operators = Object.keys(change).some((key) => key.startsWith('$'))
   if (!operators) {
