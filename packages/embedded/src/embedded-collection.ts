@@ -1,5 +1,6 @@
 import { ObjectId } from 'mongodb'
-import { aggregateDocuments, type CollectionResolver } from './aggregate-documents.js'
+import { aggregateCursor } from './aggregate-cursor.js'
+import type { CollectionResolver } from './aggregate-documents.js'
 import { copyThroughBson } from './bson-codec.js'
 import { isOperatorUpdate } from './build-upsert.js'
 import { checkId } from './check-id.js'
@@ -11,6 +12,7 @@ import type { Document, FindOptions } from './document.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
+import type { OutputResolver } from './output-target.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { compileProjection, readDocuments } from './read-documents.js'
 import { toFindSort } from './sort-spec.js'
@@ -54,11 +56,19 @@ export class EmbeddedCollection {
   readonly collectionName: string
   readonly #core: CollectionCore
   readonly #resolve: CollectionResolver
+  readonly #output: OutputResolver
 
-  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver) {
+  /** The write primitives of a collection, for engine code only (an aggregation's `$out` and `$merge`). */
+  static coreOf: (collection: EmbeddedCollection) => CollectionCore
+  static {
+    EmbeddedCollection.coreOf = (collection) => collection.#core
+  }
+
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver) {
     this.collectionName = namespace.name
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
+    this.#output = output
   }
 
   /** The write queue: every write of this collection runs through it, in order. */
@@ -149,21 +159,19 @@ export class EmbeddedCollection {
     return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS)) }))
   }
 
-  /** Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. */
+  /**
+   * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database. A
+   * final `$out` or `$merge` writes the results (on the cursor's first read) and yields nothing.
+   */
   aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
+    this.#core.assertOpen()
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
-    const stages = leadingMatch ? rest : pipeline
     const core = this.#core
-    const resolve = this.#resolve
-    return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const source = readDocuments(core, filter, {}, deadline)
-      if (stages.length === 0) yield* source
-      else yield* aggregateDocuments(source, stages, resolve)
-      return undefined
-    }, options.maxTimeMS)
+    const source = { read: (deadline: Deadline) => readDocuments(core, filter, {}, deadline), resolve: this.#resolve, output: this.#output, collectionless: false }
+    return aggregateCursor(source, leadingMatch ? rest : pipeline, options.maxTimeMS)
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {

@@ -1,11 +1,14 @@
+import { aggregateCursor } from './aggregate-cursor.js'
 import { decodeDocument } from './bson-codec.js'
 import { compileFilter } from './compile-filter.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, invalidArgumentError } from './errors.js'
-import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
+import { configureFailPoint, type FailCommandData, type FailPointMode, type FailPointName } from './fail-points.js'
 import { ID_INDEX } from './index-catalog.js'
+import { withLocalSessions } from './local-sessions.js'
+import type { OutputTarget } from './output-target.js'
 import type { Storage } from './persist/storage.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
@@ -62,7 +65,13 @@ export class EmbeddedDb {
     let found = this.#collections.get(name)
     if (!found) {
       const namespace = { db: this.databaseName, name, storageName: this.#storageName(name) }
-      found = new EmbeddedCollection(this.#engine.storage, namespace, () => this.#engine.open, (other) => this.#readAll(other))
+      found = new EmbeddedCollection(
+        this.#engine.storage,
+        namespace,
+        () => this.#engine.open,
+        (other) => this.#readAll(other),
+        (db, coll) => this.#outputTarget(db, coll),
+      )
       this.#collections.set(name, found)
     }
     return found
@@ -145,13 +154,28 @@ export class EmbeddedDb {
   }
 
   /**
-   * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
-   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
-   * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name or
-   * mode is refused with BadValue (code 2), whatever the caller's types said.
+   * A database-level aggregation, as the driver's `Db.aggregate`: the first stage makes the
+   * documents (`$documents`, or `$listLocalSessions`, which lists none in-process); later stages may
+   * read collections (`$lookup`) and end in `$out` or `$merge`. Runs on the cursor's first read.
    */
-  configureFailPoint(name: FailPointName, mode: FailPointMode): void {
-    configureFailPoint(name, mode)
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
+    if (!this.#engine.open) throw closedError()
+    if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
+    const source = { read: () => [], resolve: (name: string) => this.#readAll(name), output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll), collectionless: true }
+    return aggregateCursor(source, withLocalSessions(pipeline, []), options.maxTimeMS)
+  }
+
+  /**
+   * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
+   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired;
+   * `failCommand` (with `data`) makes the wire server fail the commands it names.
+   * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name, mode
+   * or `data` field is refused with BadValue (code 2), whatever the caller's types said.
+   */
+  configureFailPoint(name: 'failCommand', mode: FailPointMode, data: FailCommandData): void
+  configureFailPoint(name: FailPointName, mode: FailPointMode): void
+  configureFailPoint(name: FailPointName, mode: FailPointMode, data?: FailCommandData): void {
+    configureFailPoint(name, mode, data)
   }
 
   /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */
@@ -169,6 +193,12 @@ export class EmbeddedDb {
 
   #storageName(collection: string): string {
     return this.#isDefault() ? collection : `${this.databaseName}$${collection}`
+  }
+
+  /** Where an aggregation of this database writes with `$out` or `$merge` (`db` undefined: this one). */
+  #outputTarget(db: string | undefined, coll: string): OutputTarget {
+    const owner = db === undefined ? this : this.db(db)
+    return { core: EmbeddedCollection.coreOf(owner.collection(coll)), create: () => owner.createCollection(coll) }
   }
 
   /** Every document of a sibling collection, freshly decoded (for `$lookup`). */

@@ -1,22 +1,35 @@
+import { Long } from 'mongodb'
+import { outputStageOf } from '../../aggregate-documents.js'
+import type { Document } from '../../index.js'
+import { withLocalSessions } from '../../local-sessions.js'
+import { localSessions } from '../session-registry.js'
 import { badValue } from '../wire-error.js'
 import { type CommandHandler, collectionName, optionalCount, refuseOptions, requiredArray } from './command-context.js'
 import { firstBatch } from './find.js'
 
 /**
- * aggregate on a collection: the engine runs the pipeline (mingo stages, the engine's own
- * BSON-ordered `$sort`) and the result is served through a cursor. Database-level
- * aggregations (`aggregate: 1`) and `explain` are refused.
+ * aggregate on a collection, or on the database (`aggregate: 1`, first stage `$documents` or
+ * `$listLocalSessions`): the engine runs the pipeline (mingo stages, the engine's own BSON-ordered
+ * `$sort`) and the result is served through a cursor. A pipeline ending in `$out` or `$merge`
+ * writes before the reply, which has an empty first batch, as the server's. `explain` is refused.
  */
 const aggregate: CommandHandler = async (command, context) => {
   refuseOptions(command, ['collation', 'let', 'explain'])
-  if (command['aggregate'] === 1) throw badValue('database-level aggregations ({ aggregate: 1 }) are not supported by the embedded engine')
-  const collection = context.db.collection(collectionName(command['aggregate'], 'aggregate'))
   if (typeof command['cursor'] !== 'object' || command['cursor'] === null) {
     throw badValue("The 'cursor' option is required, except for aggregate with the explain argument")
   }
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const cursor = collection.aggregate(requiredArray(command, 'pipeline'), maxTimeMS ? { maxTimeMS } : {})
-  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command)
+  const options = maxTimeMS ? { maxTimeMS } : {}
+  const pipeline = requiredArray(command, 'pipeline')
+  const databaseLevel = command['aggregate'] === 1
+  const name = databaseLevel ? '$cmd.aggregate' : collectionName(command['aggregate'], 'aggregate')
+  const cursor = databaseLevel
+    ? context.db.aggregate(withLocalSessions(pipeline, localSessions(context.engine)), options)
+    : context.db.collection(name).aggregate(pipeline, options)
+  const ns = `${context.dbName}.${name}`
+  if (outputStageOf(pipeline) === undefined) return firstBatch(context, ns, cursor, command)
+  await cursor.toArray()
+  return { cursor: { firstBatch: [], id: Long.ZERO, ns }, ok: 1 }
 }
 
 export const AGGREGATE_COMMANDS: Record<string, CommandHandler> = { aggregate }

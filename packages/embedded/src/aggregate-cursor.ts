@@ -1,0 +1,47 @@
+import { aggregateDocuments, type CollectionResolver, outputStageOf } from './aggregate-documents.js'
+import { startDeadline } from './collection-core.js'
+import { EmbeddedCursor } from './cursor.js'
+import type { Deadline } from './deadline.js'
+import type { Document } from './document.js'
+import { writeMerge } from './merge-stage.js'
+import { writeOut } from './out-stage.js'
+import type { OutputResolver } from './output-target.js'
+
+export interface AggregateSource {
+  /** The documents the pipeline starts from (a collection's, or none for `aggregate: 1`). */
+  read: (deadline: Deadline) => Iterable<Document>
+  resolve: CollectionResolver
+  output: OutputResolver
+  /** A database-level aggregation (`aggregate: 1`): its first stage makes the documents. */
+  collectionless: boolean
+}
+
+/**
+ * The cursor of an aggregation. A pipeline ending in `$out` or `$merge` runs entirely on the
+ * cursor's first read, writes its results through the target's write queue, and yields nothing
+ * (like the server's empty first batch); any other pipeline is pulled as the cursor is read.
+ */
+export function aggregateCursor(source: AggregateSource, pipeline: Document[], maxTimeMS: number | undefined): EmbeddedCursor {
+  const run = (deadline: Deadline): Iterable<Document> => {
+    const stages = output ? pipeline.slice(0, -1) : pipeline
+    return stages.length === 0 ? source.read(deadline) : aggregateDocuments(source.read(deadline), stages, source.resolve, source.collectionless)
+  }
+  const output = outputStageOf(pipeline)
+  if (!output) {
+    return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
+      yield* run(deadline)
+      return undefined
+    }, maxTimeMS)
+  }
+  return new EmbeddedCursor(
+    function* (): Generator<Document, undefined> {
+      return undefined
+    },
+    undefined,
+    async () => {
+      const results = [...run(startDeadline(maxTimeMS))]
+      if (Object.hasOwn(output, '$out')) await writeOut(output['$out'], results, source.output)
+      else await writeMerge(output['$merge'], results, source.output)
+    },
+  )
+}
