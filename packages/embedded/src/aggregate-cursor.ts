@@ -33,10 +33,9 @@ export function aggregateCursor(source: AggregateSource, pipeline: Document[], m
       return undefined
     }, maxTimeMS)
   }
+  const nothing: Document[] = []
   return new EmbeddedCursor(
-    function* (): Generator<Document, undefined> {
-      return undefined
-    },
+    () => nothing.values() as Iterator<Document, undefined>,
     undefined,
     async () => {
       const results = [...run(startDeadline(maxTimeMS))]

@@ -68,7 +68,7 @@ export function failPointOn(name: FailPointName): boolean {
  */
 export function failCommandFor(command: string, appName: string | undefined): FailCommandData | undefined {
   const state = failCommand
-  if (!state || !state.data.failCommands.includes(command)) return undefined
+  if (!state?.data.failCommands.includes(command)) return undefined
   if (state.data.appName !== undefined && state.data.appName !== appName) return undefined
   if (state.skip > 0) {
     state.skip--

@@ -20,7 +20,10 @@ export function rememberAppName(server: object, connectionId: number, command: D
   const name = ((command['client'] as Document | undefined)?.['application'] as Document | undefined)?.['name']
   if (typeof name !== 'string') return
   let names = appNames.get(server)
-  if (!names) appNames.set(server, (names = new Map()))
+  if (!names) {
+    names = new Map()
+    appNames.set(server, names)
+  }
   names.set(connectionId, name)
   if (names.size > MAX_REMEMBERED) names.delete(names.keys().next().value!)
 }

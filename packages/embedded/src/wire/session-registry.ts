@@ -24,7 +24,10 @@ export function recordSession(engine: EmbeddedDb, command: Document): void {
   const id = (lsid as Document)['id']
   if (!(id instanceof Binary)) return
   let sessions = registries.get(engine)
-  if (!sessions) registries.set(engine, (sessions = new Map()))
+  if (!sessions) {
+    sessions = new Map()
+    registries.set(engine, sessions)
+  }
   const key = id.toString('hex')
   sessions.delete(key)
   sessions.set(key, { id, lastUse: new Date() })

@@ -1,6 +1,5 @@
 import { Long } from 'mongodb'
 import { outputStageOf } from '../../aggregate-documents.js'
-import type { Document } from '../../index.js'
 import { withLocalSessions } from '../../local-sessions.js'
 import { localSessions } from '../session-registry.js'
 import { badValue } from '../wire-error.js'
