@@ -14,6 +14,8 @@ export interface AggregateSource {
   output: OutputResolver
   /** A database-level aggregation (`aggregate: 1`): its first stage makes the documents. */
   collectionless: boolean
+  /** Rewrites the pipeline when it runs (so that its errors come on the first read, as the server's). */
+  expand?: (pipeline: Document[]) => Document[]
 }
 
 /**
@@ -23,7 +25,8 @@ export interface AggregateSource {
  */
 export function aggregateCursor(source: AggregateSource, pipeline: Document[], maxTimeMS: number | undefined): EmbeddedCursor {
   const run = (deadline: Deadline): Iterable<Document> => {
-    const stages = output ? pipeline.slice(0, -1) : pipeline
+    const expanded = source.expand ? source.expand(pipeline) : pipeline
+    const stages = output ? expanded.slice(0, -1) : expanded
     return stages.length === 0 ? source.read(deadline) : aggregateDocuments(source.read(deadline), stages, source.resolve, source.collectionless)
   }
   const output = outputStageOf(pipeline)

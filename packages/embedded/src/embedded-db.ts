@@ -161,8 +161,14 @@ export class EmbeddedDb {
   aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
     if (!this.#engine.open) throw closedError()
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
-    const source = { read: () => [], resolve: (name: string) => this.#readAll(name), output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll), collectionless: true }
-    return aggregateCursor(source, withLocalSessions(pipeline, []), options.maxTimeMS)
+    const source = {
+      read: () => [],
+      resolve: (name: string) => this.#readAll(name),
+      output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll),
+      collectionless: true,
+      expand: (stages: Document[]) => withLocalSessions(stages, []),
+    }
+    return aggregateCursor(source, pipeline, options.maxTimeMS)
   }
 
   /**
