@@ -9,15 +9,22 @@ import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
 import type { Document, FindOptions } from './document.js'
-import { invalidArgumentError } from './errors.js'
+import { commandNotSupportedOnViewError, invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
 import type { OutputResolver } from './output-target.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { compileProjection, readDocuments } from './read-documents.js'
 import { toFindSort } from './sort-spec.js'
+import type { ViewDefinition } from './views.js'
 
 type ReturnDocument = 'before' | 'after'
+
+/** How a collection learns whether its name is a view, and reaches the view's source. */
+export interface ViewAccess {
+  definition: () => ViewDefinition | undefined
+  source: (viewOn: string) => EmbeddedCollection
+}
 
 /** Options of findOneAndUpdate and findOneAndReplace, as the driver's. */
 export interface FindOneAndOptions {
@@ -57,6 +64,7 @@ export class EmbeddedCollection {
   readonly #core: CollectionCore
   readonly #resolve: CollectionResolver
   readonly #output: OutputResolver
+  readonly #view: ViewAccess
 
   /** The write primitives of a collection, for engine code only (an aggregation's `$out` and `$merge`). */
   static coreOf: (collection: EmbeddedCollection) => CollectionCore
@@ -64,11 +72,17 @@ export class EmbeddedCollection {
     EmbeddedCollection.coreOf = (collection) => collection.#core
   }
 
-  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver) {
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess) {
     this.collectionName = namespace.name
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
     this.#output = output
+    this.#view = view
+  }
+
+  /** Views are read-only: every write (and index operation) on one fails with 166, as on the server. */
+  #assertNotView(): void {
+    if (this.#view.definition()) throw commandNotSupportedOnViewError(this.#core.ns)
   }
 
   /** The write queue: every write of this collection runs through it, in order. */
@@ -81,6 +95,7 @@ export class EmbeddedCollection {
    * leaves it to the server, which generates only a missing one and stores an explicit null.
    */
   async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+    this.#assertNotView()
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
     if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
@@ -99,6 +114,8 @@ export class EmbeddedCollection {
 
   find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
+    const view = this.#view.definition()
+    if (view) return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...findStages(filter, options)], { ...(options.maxTimeMS ? { maxTimeMS: options.maxTimeMS } : {}) })
     return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
   }
 
@@ -111,6 +128,7 @@ export class EmbeddedCollection {
   findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
     return answer(this.#core, filter, replacement, options)
   }
@@ -118,6 +136,7 @@ export class EmbeddedCollection {
   findOneAndUpdate(filter: Document, update: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndUpdate(filter: Document, update: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndUpdate(filter: Document, update: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     assertOperators(update)
     return answer(this.#core, filter, update, options)
   }
@@ -125,6 +144,7 @@ export class EmbeddedCollection {
   findOneAndDelete(filter: Document, options: WithMetadata<FindOneAndDeleteOptions>): Promise<ModifyResult>
   findOneAndDelete(filter: Document, options?: WithoutMetadata<FindOneAndDeleteOptions>): Promise<Document | null>
   async findOneAndDelete(filter: Document, options: FindOneAndDeleteOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     return answer(this.#core, filter, null, options)
   }
 
@@ -134,21 +154,25 @@ export class EmbeddedCollection {
   }
 
   async updateOne(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, false, options)
   }
 
   async updateMany(filter: Document, update: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, true, options)
   }
 
   async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     if (isOperatorUpdate(replacement)) throw invalidArgumentError('Replacement document must not contain atomic operators')
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
   async deleteOne(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+    this.#assertNotView()
     return this.#core.write(async () => {
       const found = this.#core.first(filter, options.maxTimeMS)
       return { deletedCount: found ? await this.#core.remove([found]) : 0 }
@@ -156,6 +180,7 @@ export class EmbeddedCollection {
   }
 
   async deleteMany(filter: Document, options: { maxTimeMS?: number } = {}): Promise<{ deletedCount: number }> {
+    this.#assertNotView()
     return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(filter, options.maxTimeMS)) }))
   }
 
@@ -166,6 +191,8 @@ export class EmbeddedCollection {
   aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     this.#core.assertOpen()
+    const view = this.#view.definition()
+    if (view) return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...pipeline], options)
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
@@ -175,16 +202,19 @@ export class EmbeddedCollection {
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
+    this.#assertNotView()
     return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
   }
 
   /** Every index, `_id`'s first, as the server lists them. */
   listIndexes(): StoredIndex[] {
+    this.#assertNotView()
     return [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
   }
 
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
   async dropIndex(name: string): Promise<boolean> {
+    this.#assertNotView()
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
     return this.#core.dropIndex(name)
   }
@@ -215,4 +245,14 @@ async function answer(core: CollectionCore, filter: Document, change: Document |
   const lastErrorObject: ModifyResult['lastErrorObject'] = { n: result.n, updatedExisting: result.updatedExisting }
   if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId
   return { value, lastErrorObject, ok: 1 }
+}
+
+/** A find on a view, as the server runs it: the view's pipeline, then the find's filter, sort, skip, limit and projection. */
+function findStages(filter: Document, options: FindOptions): Document[] {
+  const stages: Document[] = [{ $match: filter }]
+  if (options.sort && Object.keys(options.sort).length > 0) stages.push({ $sort: options.sort })
+  if (options.skip) stages.push({ $skip: options.skip })
+  if (options.limit) stages.push({ $limit: options.limit })
+  if (options.projection && Object.keys(options.projection).length > 0) stages.push({ $project: options.projection })
+  return stages
 }

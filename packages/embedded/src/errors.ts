@@ -135,3 +135,11 @@ export function mergeNoMatchError() {
   const message = '$merge could not find a matching document in the target collection for at least one document in the source collection'
   return serverError(13113, 'MergeStageNoMatchingDocument', message)
 }
+
+export function commandNotSupportedOnViewError(ns: string) {
+  return serverError(166, 'CommandNotSupportedOnView', `Namespace ${ns} is a view, not a collection`)
+}
+
+export function namespaceExistsError(ns: string) {
+  return serverError(48, 'NamespaceExists', `Collection ${ns} already exists.`)
+}
