@@ -6,7 +6,7 @@ import { EmbeddedCursor } from './cursor.js'
 import type { Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, commandNotSupportedOnViewError, invalidArgumentError, namespaceExistsError } from './errors.js'
-import { configureFailPoint, type FailCommandData, type FailPointMode, type FailPointName } from './fail-points.js'
+import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
 import { ID_INDEX } from './index-catalog.js'
 import { withLocalSessions } from './local-sessions.js'
 import type { OutputTarget } from './output-target.js'
@@ -176,10 +176,11 @@ export class EmbeddedDb {
 
   /**
    * A database-level aggregation, as the driver's `Db.aggregate`: the first stage makes the
-   * documents (`$documents`, or `$listLocalSessions`, which lists none in-process); later stages may
+   * documents (`$documents`, or `$listLocalSessions`, which lists `localSessions`: none in-process,
+   * those of its clients from the wire server); later stages may
    * read collections (`$lookup`) and end in `$out` or `$merge`. Runs on the cursor's first read.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[] } = {}): EmbeddedCursor {
     if (!this.#engine.open) throw closedError()
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const source = {
@@ -187,22 +188,20 @@ export class EmbeddedDb {
       resolve: (name: string) => this.#readAll(name),
       output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll),
       collectionless: true,
-      expand: (stages: Document[]) => withLocalSessions(stages, []),
+      expand: (stages: Document[]) => withLocalSessions(stages, options.localSessions ?? []),
     }
     return aggregateCursor(source, pipeline, options.maxTimeMS)
   }
 
   /**
    * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
-   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired;
-   * `failCommand` (with `data`) makes the wire server fail the commands it names.
-   * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name, mode
-   * or `data` field is refused with BadValue (code 2), whatever the caller's types said.
+   * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
+   * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name or
+   * mode is refused with BadValue (code 2), whatever the caller's types said. (`failCommand` fails
+   * wire commands: the wire server's `configureFailPoint` command sets it.)
    */
-  configureFailPoint(name: 'failCommand', mode: FailPointMode, data: FailCommandData): void
-  configureFailPoint(name: FailPointName, mode: FailPointMode): void
-  configureFailPoint(name: FailPointName, mode: FailPointMode, data?: FailCommandData): void {
-    configureFailPoint(name, mode, data)
+  configureFailPoint(name: FailPointName, mode: FailPointMode): void {
+    configureFailPoint(name, mode)
   }
 
   /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */

@@ -81,9 +81,10 @@ describe('configureFailPoint failCommand', () => {
     await assert.rejects(admin().command({ configureFailPoint: 'failCommand', mode: 'alwaysOn' }), { code: 14 })
   })
 
-  it('is set in-process with EmbeddedDb.configureFailPoint and acts on the wire server only', async () => {
-    wire().engine.configureFailPoint('failCommand', 'alwaysOn', { failCommands: ['find'], errorCode: 8 })
+  it('leaves in-process calls alone, and is not an in-process fail point', async () => {
+    await failCommand('alwaysOn', { failCommands: ['find'], errorCode: 8 })
     assert.equal((await wire().engine.db('test').collection('items').find({}).toArray()).length, 2)
     await assert.rejects(items().find({}).toArray(), { code: 8 })
+    assert.throws(() => wire().engine.configureFailPoint('failCommand' as 'maxTimeAlwaysTimeOut', 'alwaysOn'), { code: 2 })
   })
 })

@@ -1,6 +1,5 @@
 import { Long } from 'mongodb'
-import { outputStageOf } from '../../aggregate-documents.js'
-import { withLocalSessions } from '../../local-sessions.js'
+import type { Document } from '../../index.js'
 import { localSessions } from '../session-registry.js'
 import { badValue } from '../wire-error.js'
 import { type CommandHandler, collectionName, optionalCount, refuseOptions, requiredArray } from './command-context.js'
@@ -23,12 +22,21 @@ const aggregate: CommandHandler = async (command, context) => {
   const databaseLevel = command['aggregate'] === 1
   const name = databaseLevel ? '$cmd.aggregate' : collectionName(command['aggregate'], 'aggregate')
   const cursor = databaseLevel
-    ? context.db.aggregate(withLocalSessions(pipeline, localSessions(context.engine)), options)
+    ? context.db.aggregate(pipeline, { ...options, localSessions: localSessions(context.engine) })
     : context.db.collection(name).aggregate(pipeline, options)
   const ns = `${context.dbName}.${name}`
-  if (outputStageOf(pipeline) === undefined) return firstBatch(context, ns, cursor, command)
+  if (!endsWithOutput(pipeline)) return firstBatch(context, ns, cursor, command)
   await cursor.toArray()
   return { cursor: { firstBatch: [], id: Long.ZERO, ns }, ok: 1 }
 }
 
 export const AGGREGATE_COMMANDS: Record<string, CommandHandler> = { aggregate }
+
+/**
+ * Whether the pipeline ends in `$out` or `$merge`: then the engine's cursor writes on its first read
+ * and yields nothing, so the command reads it whole before answering (whatever the batch size).
+ */
+function endsWithOutput(pipeline: Document[]): boolean {
+  const last = pipeline.at(-1)
+  return typeof last === 'object' && last !== null && (Object.hasOwn(last, '$out') || Object.hasOwn(last, '$merge'))
+}

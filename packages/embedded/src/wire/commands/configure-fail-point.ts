@@ -1,4 +1,5 @@
-import type { Document, FailCommandData, FailPointMode } from '../../index.js'
+import type { Document, FailPointMode, FailPointName } from '../../index.js'
+import { configureFailCommand } from '../command-fail-point.js'
 import { WireError } from '../wire-error.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
@@ -10,7 +11,8 @@ import type { CommandContext, CommandHandler } from './command-context.js'
 function configure(command: Document, context: CommandContext): Document {
   if (context.dbName !== 'admin') throw new WireError(13, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
   // As sent: the engine refuses an unknown fail point or mode (BadValue).
-  context.db.configureFailPoint(command['configureFailPoint'] as 'failCommand', command['mode'] as FailPointMode, command['data'] as FailCommandData)
+  if (command['configureFailPoint'] === 'failCommand') configureFailCommand(command['mode'], command['data'])
+  else context.db.configureFailPoint(command['configureFailPoint'] as FailPointName, command['mode'] as FailPointMode)
   return { ok: 1 }
 }
 
