@@ -5,7 +5,7 @@ import type { Collation } from './collation.js'
 import { refuseUncollatedStage } from './collation-refusals.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 import type { Document } from './document.js'
-import { asServerError, badValueError } from './errors.js'
+import { asServerError, badValueError, invalidNamespaceError, locationError } from './errors.js'
 import type { Variables } from './let-variables.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
@@ -16,8 +16,19 @@ const MATCH: ReadonlySet<string> = new Set(['$match'])
 /** Reads a collection of the same database, for `$lookup`, `$graphLookup` and `$unionWith`. */
 export type CollectionResolver = (name: string) => Document[]
 
-/** Stages that write: the engine answers them with an error rather than ignoring them. */
-const REFUSED = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta', '$vectorSearch', '$changeStream', '$collStats', '$indexStats', '$currentOp', '$listSessions'])
+/** Stages the engine does not run: it answers them with an error rather than ignoring them. */
+const REFUSED = new Set(['$geoNear', '$search', '$searchMeta', '$vectorSearch', '$changeStream', '$collStats', '$indexStats', '$currentOp', '$listSessions', '$listLocalSessions'])
+
+/** Stages that write their input into a collection; only the last stage of a top-level pipeline may be one. */
+const OUTPUT_STAGES: ReadonlySet<string> = new Set(['$out', '$merge'])
+
+/** The pipeline's final `$out` or `$merge` stage, if it has one (the caller writes its results there). */
+export function outputStageOf(pipeline: readonly unknown[]): Document | undefined {
+  const last = pipeline.at(-1)
+  if (typeof last !== 'object' || last === null || Array.isArray(last)) return undefined
+  const keys = Object.keys(last)
+  return keys.length === 1 && OUTPUT_STAGES.has(keys[0]!) ? (last as Document) : undefined
+}
 
 /**
  * Runs an aggregation pipeline over `source` (the documents the leading `$match` selected).
@@ -25,9 +36,17 @@ const REFUSED = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta',
  * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts. Under a
  * `collation`, mingo runs with the collated operators and the sorts compare strings with it.
  */
-export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, variables?: Variables, collation?: Collation): Document[] {
+export function aggregateDocuments(
+  source: Iterable<Document>,
+  pipeline: Document[],
+  resolve: CollectionResolver,
+  variables?: Variables,
+  collation?: Collation,
+  collectionless = false,
+): Document[] {
   // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
   checkFieldPaths(pipeline, MATCH)
+  checkSubPipelines(pipeline)
   const options = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
   let docs: Iterable<Document> = source
   let run: Document[] = []
@@ -41,6 +60,14 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
     const name = stageName(stage)
     if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
     if (collation) refuseUncollatedStage(stage, name)
+    if (OUTPUT_STAGES.has(name)) throw locationError(40601, `${name} can only be the final stage in the pipeline`)
+    if (collectionless && i === 0 && name !== '$documents') {
+      throw invalidNamespaceError(`{aggregate: 1} is not valid for '${name}'; a collection is required.`)
+    }
+    if (name === '$documents') {
+      if (!collectionless) throw invalidNamespaceError('$documents can only be run with {aggregate: 1}')
+      if (i > 0) throw locationError(40602, '$documents is only valid as the first stage in a pipeline')
+    }
     if (name === '$lookup' && isCorrelatedLookup(stage)) {
       flush()
       docs = correlatedLookup(Array.isArray(docs) ? docs : [...docs], stage, options)
@@ -57,6 +84,36 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
   }
   flush()
   return Array.isArray(docs) ? docs : [...docs]
+}
+
+/** Where MongoDB refuses `$out` and `$merge` inside a sub-pipeline, with its code for each place. */
+const NESTED_OUTPUT_CODES: Record<string, [code: number, where: string]> = {
+  $lookup: [51047, "is not allowed within a $lookup's sub-pipeline"],
+  $unionWith: [31441, "is not allowed within a $unionWith's sub-pipeline"],
+  $facet: [40600, 'is not allowed to be used within a $facet stage'],
+}
+
+/**
+ * Refuses `$out` and `$merge` in the sub-pipelines of `$lookup`, `$unionWith` and `$facet`: mingo
+ * would run them against its own copy of a collection, a write that silently goes nowhere.
+ */
+function checkSubPipelines(pipeline: unknown[]): void {
+  for (const stage of pipeline) {
+    if (typeof stage !== 'object' || stage === null) continue
+    for (const [name, spec] of Object.entries(stage)) {
+      const nested = NESTED_OUTPUT_CODES[name]
+      if (!nested || typeof spec !== 'object' || spec === null) continue
+      const subPipelines = name === '$facet' ? Object.values(spec) : [(spec as Document)['pipeline']]
+      for (const sub of subPipelines) {
+        if (!Array.isArray(sub)) continue
+        for (const inner of sub) {
+          const innerName = typeof inner === 'object' && inner !== null ? Object.keys(inner)[0] : undefined
+          if (innerName !== undefined && OUTPUT_STAGES.has(innerName)) throw locationError(nested[0], `${innerName} ${nested[1]}`)
+        }
+        checkSubPipelines(sub)
+      }
+    }
+  }
 }
 
 function stageName(stage: Document): string {

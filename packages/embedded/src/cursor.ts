@@ -12,16 +12,22 @@ export type DocumentSource = (deadline: Deadline) => Iterator<Document, undefine
 export class EmbeddedCursor {
   readonly #source: DocumentSource
   readonly #deadline: Deadline
+  /** Work to await before the first document (an aggregation's `$out` or `$merge` write). */
+  #before: (() => Promise<void>) | undefined
   #iterator: Iterator<Document, undefined> | undefined
   #closed = false
 
-  constructor(source: DocumentSource, maxTimeMS: number | undefined) {
+  constructor(source: DocumentSource, maxTimeMS: number | undefined, before?: () => Promise<void>) {
     this.#source = source
     this.#deadline = new Deadline(maxTimeMS)
+    this.#before = before
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<Document, void> {
     try {
+      const before = this.#before
+      this.#before = undefined
+      if (before && !this.#closed) await before()
       for (let doc = this.#next(); doc !== undefined; doc = this.#next()) yield doc
     } finally {
       await this.close()

@@ -1,5 +1,6 @@
 import { ObjectId } from 'mongodb'
-import { aggregateDocuments, type CollectionResolver } from './aggregate-documents.js'
+import { type AggregateSource, aggregateCursor } from './aggregate-cursor.js'
+import type { CollectionResolver } from './aggregate-documents.js'
 import { copyThroughBson } from './bson-codec.js'
 import { isOperatorUpdate } from './build-upsert.js'
 import { checkId } from './check-id.js'
@@ -9,16 +10,24 @@ import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
 import type { CollationOptions, Document, FindOptions } from './document.js'
-import { invalidArgumentError } from './errors.js'
+import { commandNotSupportedOnViewError, invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { bindVariables, resolveLet } from './let-variables.js'
 import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
+import type { OutputResolver } from './output-target.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { checkPipelineUpdate } from './pipeline-update.js'
 import { compileProjection, readDocuments } from './read-documents.js'
 import { toFindSort } from './sort-spec.js'
+import type { ViewDefinition } from './views.js'
 
 type ReturnDocument = 'before' | 'after'
+
+/** How a collection learns whether its name is a view, and reaches the view's source. */
+export interface ViewAccess {
+  definition: () => ViewDefinition | undefined
+  source: (viewOn: string) => EmbeddedCollection
+}
 
 /** Options of findOneAndUpdate and findOneAndReplace, as the driver's. */
 export interface FindOneAndOptions {
@@ -69,11 +78,26 @@ export class EmbeddedCollection {
   readonly collectionName: string
   readonly #core: CollectionCore
   readonly #resolve: CollectionResolver
+  readonly #output: OutputResolver
+  readonly #view: ViewAccess
 
-  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver) {
+  /** The write primitives of a collection, for engine code only (an aggregation's `$out` and `$merge`). */
+  static coreOf: (collection: EmbeddedCollection) => CollectionCore
+  static {
+    EmbeddedCollection.coreOf = (collection) => collection.#core
+  }
+
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess) {
     this.collectionName = namespace.name
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
+    this.#output = output
+    this.#view = view
+  }
+
+  /** Views are read-only: every write (and index operation) on one fails with 166, as on the server. */
+  #assertNotView(): void {
+    if (this.#view.definition()) throw commandNotSupportedOnViewError(this.#core.ns)
   }
 
   /** The write queue: every write of this collection runs through it, in order. */
@@ -86,6 +110,7 @@ export class EmbeddedCollection {
    * leaves it to the server, which generates only a missing one and stores an explicit null.
    */
   async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+    this.#assertNotView()
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
     if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
@@ -104,6 +129,11 @@ export class EmbeddedCollection {
 
   find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
+    const view = this.#view.definition()
+    if (view) {
+      const settings = { ...(options.maxTimeMS ? { maxTimeMS: options.maxTimeMS } : {}), let: options.let, collation: options.collation }
+      return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...findStages(filter, options)], settings)
+    }
     return new EmbeddedCursor((deadline) => readDocuments(this.#core, bindVariables(filter, resolveLet(options.let, 'find')), options, deadline), options.maxTimeMS)
   }
 
@@ -116,6 +146,7 @@ export class EmbeddedCollection {
   findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     assertReplacement(replacement)
     return answer(this.#core, filter, replacement, options)
   }
@@ -123,6 +154,7 @@ export class EmbeddedCollection {
   findOneAndUpdate(filter: Document, update: Change, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndUpdate(filter: Document, update: Change, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndUpdate(filter: Document, update: Change, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     assertOperators(update)
     return answer(this.#core, filter, update, options)
   }
@@ -130,6 +162,7 @@ export class EmbeddedCollection {
   findOneAndDelete(filter: Document, options: WithMetadata<FindOneAndDeleteOptions>): Promise<ModifyResult>
   findOneAndDelete(filter: Document, options?: WithoutMetadata<FindOneAndDeleteOptions>): Promise<Document | null>
   async findOneAndDelete(filter: Document, options: FindOneAndDeleteOptions = {}): Promise<ModifyResult | Document | null> {
+    this.#assertNotView()
     return answer(this.#core, filter, null, options)
   }
 
@@ -144,21 +177,25 @@ export class EmbeddedCollection {
 
   /** `update`: an update document (`{ $set: ... }`) or an update pipeline (`[{ $set: ... }]`). */
   async updateOne(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, false, options)
   }
 
   async updateMany(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, true, options)
   }
 
   async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+    this.#assertNotView()
     assertReplacement(replacement)
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
   async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    this.#assertNotView()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
     return this.#core.write(async () => {
@@ -168,6 +205,7 @@ export class EmbeddedCollection {
   }
 
   async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+    this.#assertNotView()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
     return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS, collation)) }))
@@ -177,38 +215,43 @@ export class EmbeddedCollection {
    * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database.
    * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions. A
    * collation applies to `$match` and `$sort` stages and comparison expressions; stages it cannot
-   * reach are refused (collation-refusals.ts).
+   * reach are refused (collation-refusals.ts). A final `$out` or `$merge` writes the results (on the
+   * cursor's first read) and yields nothing.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
+    this.#core.assertOpen()
+    const view = this.#view.definition()
+    if (view) return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...pipeline], options)
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
-    const stages = leadingMatch ? rest : pipeline
     const core = this.#core
-    const resolve = this.#resolve
-    return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const variables = resolveLet(options.let, 'aggregate')
-      // Validated when the cursor runs, as the driver's aggregate fails on its first batch.
-      const collation = toCollation(options.collation)
-      const source = readDocuments(core, bindVariables(filter, variables), { collation: options.collation }, deadline)
-      if (stages.length === 0) yield* source
-      else yield* aggregateDocuments(source, stages, resolve, variables, collation)
-      return undefined
-    }, options.maxTimeMS)
+    const source: AggregateSource = {
+      // Resolved when the cursor runs, as the driver's aggregate fails on its first batch.
+      settings: () => ({ variables: resolveLet(options.let, 'aggregate'), collation: toCollation(options.collation) }),
+      read: (deadline, settings) => readDocuments(core, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
+      resolve: this.#resolve,
+      output: this.#output,
+      collectionless: false,
+    }
+    return aggregateCursor(source, leadingMatch ? rest : pipeline, options.maxTimeMS)
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
+    this.#assertNotView()
     return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
   }
 
   /** Every index, `_id`'s first, as the server lists them. */
   listIndexes(): StoredIndex[] {
+    this.#assertNotView()
     return [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
   }
 
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
   async dropIndex(name: string): Promise<boolean> {
+    this.#assertNotView()
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
     return this.#core.dropIndex(name)
   }
@@ -252,4 +295,14 @@ async function answer(core: CollectionCore, filter: Document, change: Change | n
   const lastErrorObject: ModifyResult['lastErrorObject'] = { n: result.n, updatedExisting: result.updatedExisting }
   if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId
   return { value, lastErrorObject, ok: 1 }
+}
+
+/** A find on a view, as the server runs it: the view's pipeline, then the find's filter, sort, skip, limit and projection. */
+function findStages(filter: Document, options: FindOptions): Document[] {
+  const stages: Document[] = [{ $match: filter }]
+  if (options.sort && Object.keys(options.sort).length > 0) stages.push({ $sort: options.sort })
+  if (options.skip) stages.push({ $skip: options.skip })
+  if (options.limit) stages.push({ $limit: options.limit })
+  if (options.projection && Object.keys(options.projection).length > 0) stages.push({ $project: options.projection })
+  return stages
 }

@@ -1,12 +1,19 @@
+import { aggregateCursor } from './aggregate-cursor.js'
+import { aggregateDocuments } from './aggregate-documents.js'
 import { decodeDocument } from './bson-codec.js'
+import { toCollation } from './collation.js'
 import { compileFilter } from './compile-filter.js'
 import { EmbeddedCursor } from './cursor.js'
-import type { Document } from './document.js'
+import type { CollationOptions, Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
-import { closedError, invalidArgumentError } from './errors.js'
+import { closedError, commandNotSupportedOnViewError, invalidArgumentError, namespaceExistsError } from './errors.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
 import { ID_INDEX } from './index-catalog.js'
+import { resolveLet } from './let-variables.js'
+import { withLocalSessions } from './local-sessions.js'
+import type { OutputTarget } from './output-target.js'
 import type { Storage } from './persist/storage.js'
+import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './views.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -20,7 +27,7 @@ interface Engine {
 /** One entry of `listCollections`, as the server describes a plain collection (`nameOnly`: name and type). */
 export type CollectionInfo = {
   name: string
-  type: 'collection'
+  type: 'collection' | 'view'
   options?: Document
   info?: { readOnly: boolean }
   idIndex?: { v: number, key: { _id: 1 }, name: string }
@@ -38,11 +45,13 @@ export class EmbeddedDb {
   readonly databaseName: string
   readonly #engine: Engine
   readonly #collections = new Map<string, EmbeddedCollection>()
+  readonly #views: ViewCatalog
 
   constructor(storage: Storage, databaseName: string, engine?: Engine) {
     this.databaseName = databaseName
     this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map() }
     this.#engine.databases.set(databaseName, this)
+    this.#views = new ViewCatalog(databaseName, () => this.#engine.storage.collection(this.#storageName(VIEWS_COLLECTION)))
   }
 
   /** Another database of the same engine (created on first write, like on a server). */
@@ -62,20 +71,28 @@ export class EmbeddedDb {
     let found = this.#collections.get(name)
     if (!found) {
       const namespace = { db: this.databaseName, name, storageName: this.#storageName(name) }
-      found = new EmbeddedCollection(this.#engine.storage, namespace, () => this.#engine.open, (other) => this.#readAll(other))
+      found = new EmbeddedCollection(
+        this.#engine.storage,
+        namespace,
+        () => this.#engine.open,
+        (other) => this.#readAll(other),
+        (db, coll) => this.#outputTarget(db, coll),
+        { definition: () => this.#views.get(name), source: (viewOn) => this.collection(viewOn) },
+      )
       this.#collections.set(name, found)
     }
     return found
   }
 
-  /** Names of the collections of this database that exist (written to, or with indexes). */
+  /** Names of the collections of this database that exist (written to, or with indexes), and of its views. */
   listCollectionNames(): string[] {
     if (!this.#engine.open) throw closedError()
     const prefix = this.#isDefault() ? '' : `${this.databaseName}$`
-    return this.#engine.storage
+    const stored = this.#engine.storage
       .listCollections()
-      .filter((stored) => (prefix === '' ? !stored.includes('$') : stored.startsWith(prefix)))
-      .map((stored) => stored.slice(prefix.length))
+      .filter((name) => (prefix === '' ? !name.includes('$') : name.startsWith(prefix)))
+      .map((name) => name.slice(prefix.length))
+    return [...stored, ...this.#views.names()]
   }
 
   /**
@@ -86,12 +103,15 @@ export class EmbeddedDb {
   listCollections(filter: Document = {}, options: { nameOnly?: boolean } = {}): EmbeddedCursor {
     if (!this.#engine.open) throw closedError()
     const list = () => this.listCollectionNames().sort()
+    const views = this.#views
     return new EmbeddedCursor(function* (): Generator<Document, undefined> {
       const matches = compileFilter(filter)
       for (const name of list()) {
-        const info: CollectionInfo = options.nameOnly
-          ? { name, type: 'collection' }
-          : { name, type: 'collection', options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: ID_INDEX } }
+        const view = views.get(name)
+        let info: CollectionInfo
+        if (options.nameOnly) info = { name, type: view ? 'view' : 'collection' }
+        else if (view) info = { name, type: 'view', options: { viewOn: view.viewOn, pipeline: view.pipeline }, info: { readOnly: true } }
+        else info = { name, type: 'collection', options: {}, info: { readOnly: false }, idIndex: { v: 2, key: { _id: 1 }, name: ID_INDEX } }
         if (matches(info)) yield info
       }
       return undefined
@@ -109,9 +129,19 @@ export class EmbeddedDb {
     return [...names]
   }
 
-  /** Creates an empty collection (a no-op when it exists). */
-  async createCollection(name: string): Promise<void> {
+  /**
+   * Creates an empty collection (a no-op when it exists), or with `viewOn` (and `pipeline`) a
+   * read-only view: its documents are the pipeline run over `viewOn`, a collection or a view; a
+   * write to it fails with CommandNotSupportedOnView (166). A view's name must be free (48).
+   */
+  async createCollection(name: string, options: { viewOn?: string, pipeline?: Document[] } = {}): Promise<void> {
     const collection = this.collection(name)
+    if (options.viewOn !== undefined || options.pipeline !== undefined) {
+      const definition = parseViewOptions(options)
+      if (this.listCollectionNames().includes(name)) throw namespaceExistsError(`${this.databaseName}.${name}`)
+      await collection.queue.run(() => this.#views.create(name, definition))
+      return
+    }
     if (this.listCollectionNames().includes(name)) return
     await collection.queue.run(() => this.#engine.storage.writeIndexes(this.#storageName(name), []))
   }
@@ -119,6 +149,7 @@ export class EmbeddedDb {
   /** Drops one collection with its indexes; false when it did not exist. */
   async dropCollection(name: string): Promise<boolean> {
     const collection = this.collection(name)
+    if (this.#views.get(name)) return collection.queue.run(() => this.#views.drop(name))
     const existed = this.listCollectionNames().includes(name)
     const release = await collection.queue.hold()
     try {
@@ -139,16 +170,39 @@ export class EmbeddedDb {
     try {
       for (const name of this.listCollectionNames()) await this.#engine.storage.dropCollection(this.#storageName(name))
       for (const collection of collections) collection.reset()
+      this.#views.clear()
     } finally {
       for (const release of releases) release()
     }
   }
 
   /**
+   * A database-level aggregation, as the driver's `Db.aggregate`: the first stage makes the
+   * documents (`$documents`, or `$listLocalSessions`, which lists `localSessions`: none in-process,
+   * those of its clients from the wire server); later stages may
+   * read collections (`$lookup`) and end in `$out` or `$merge`. Runs on the cursor's first read.
+   * `let` and `collation` as on a collection's aggregate.
+   */
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[], let?: Document, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
+    if (!this.#engine.open) throw closedError()
+    if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
+    const source = {
+      read: () => [],
+      resolve: (name: string) => this.#readAll(name),
+      output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll),
+      collectionless: true,
+      expand: (stages: Document[]) => withLocalSessions(stages, options.localSessions ?? []),
+      settings: () => ({ variables: resolveLet(options.let, 'aggregate'), collation: toCollation(options.collation) }),
+    }
+    return aggregateCursor(source, pipeline, options.maxTimeMS)
+  }
+
+  /**
    * Turns a test fail point on or off, as the `configureFailPoint` command does (fail-points.ts):
    * `maxTimeAlwaysTimeOut` makes every operation with a `maxTimeMS` fail with MaxTimeMSExpired.
    * Process-wide, like a mongod's: it applies to every engine of the process. An unknown name or
-   * mode is refused with BadValue (code 2), whatever the caller's types said.
+   * mode is refused with BadValue (code 2), whatever the caller's types said. (`failCommand` fails
+   * wire commands: the wire server's `configureFailPoint` command sets it.)
    */
   configureFailPoint(name: FailPointName, mode: FailPointMode): void {
     configureFailPoint(name, mode)
@@ -171,8 +225,17 @@ export class EmbeddedDb {
     return this.#isDefault() ? collection : `${this.databaseName}$${collection}`
   }
 
-  /** Every document of a sibling collection, freshly decoded (for `$lookup`). */
+  /** Where an aggregation of this database writes with `$out` or `$merge` (`db` undefined: this one). */
+  #outputTarget(db: string | undefined, coll: string): OutputTarget {
+    const owner = db === undefined ? this : this.db(db)
+    if (owner.#views.get(coll)) throw commandNotSupportedOnViewError(`${owner.databaseName}.${coll}`)
+    return { core: EmbeddedCollection.coreOf(owner.collection(coll)), create: () => owner.createCollection(coll) }
+  }
+
+  /** Every document of a sibling collection (or view), freshly decoded (for `$lookup`). */
   #readAll(name: string): Document[] {
+    const view = this.#views.get(name)
+    if (view) return aggregateDocuments(this.#readAll(view.viewOn), view.pipeline, (other) => this.#readAll(other))
     const storage = this.#engine.storage.collection(this.#storageName(name))
     const docs: Document[] = []
     const walk = storage.scan()

@@ -161,3 +161,25 @@ export function asServerError(error: unknown) {
   if (message.startsWith('Use of undefined variable: ')) return undefinedVariableError(message)
   return badValueError(message)
 }
+
+/** A server error known only by its number (`uassert(51183, ...)`): codeName `Location<code>`, as the server names it. */
+export function locationError(code: number, message: string) {
+  return serverError(code, `Location${code}`, message)
+}
+
+export function invalidNamespaceError(message: string) {
+  return serverError(73, 'InvalidNamespace', message)
+}
+
+export function mergeNoMatchError() {
+  const message = '$merge could not find a matching document in the target collection for at least one document in the source collection'
+  return serverError(13113, 'MergeStageNoMatchingDocument', message)
+}
+
+export function commandNotSupportedOnViewError(ns: string) {
+  return serverError(166, 'CommandNotSupportedOnView', `Namespace ${ns} is a view, not a collection`)
+}
+
+export function namespaceExistsError(ns: string) {
+  return serverError(48, 'NamespaceExists', `Collection ${ns} already exists.`)
+}

@@ -1,4 +1,4 @@
-import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, Document, MongoClient } from 'mongodb'
+import { type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent, type Document, type MongoClient, ReadConcern, WriteConcern } from 'mongodb'
 import { isDocument, matchValue, show } from './match.ts'
 
 type EventName = 'commandStartedEvent' | 'commandSucceededEvent' | 'commandFailedEvent'
@@ -34,9 +34,18 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
   return events
 }
 
-/** The driver builds some command fields (`sort`) as Maps to keep key order; the matcher compares plain documents. */
+/**
+ * The driver builds some command fields as Maps (`sort`, to keep key order) or as its own classes
+ * (`readConcern`, `writeConcern`), which go over the wire as plain documents; the matcher compares plain documents.
+ */
 function withPlainMaps(command: Document): Document {
-  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, value instanceof Map ? Object.fromEntries(value) : value]))
+  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, toPlain(value)]))
+}
+
+function toPlain(value: unknown): unknown {
+  if (value instanceof Map) return Object.fromEntries(value)
+  if (value instanceof ReadConcern || value instanceof WriteConcern) return { ...value }
+  return value
 }
 
 /** One `expectEvents` entry against what a client observed; undefined when they match. */

@@ -256,8 +256,9 @@ describe('commands through the official driver', () => {
       ])
     })
 
-    it('refuses $out and unknown stages with an error', async () => {
-      await assert.rejects(coll('books').aggregate([{ $out: 'copy' }]).toArray(), /not supported by the embedded engine/)
+    it('refuses a misplaced $out, unsupported stages and unknown stages with an error', async () => {
+      await assert.rejects(coll('books').aggregate([{ $out: 'copy' }, { $match: {} }]).toArray(), { code: 40601 })
+      await assert.rejects(coll('books').aggregate([{ $geoNear: { near: [0, 0], distanceField: 'd' } }]).toArray(), /not supported by the embedded engine/)
       await assert.rejects(coll('books').aggregate([{ $nope: 1 }]).toArray(), MongoServerError)
     })
   })
@@ -308,12 +309,12 @@ describe('commands through the official driver', () => {
       await assert.rejects(coll('dl').find({ $where: 'true' }).toArray(), MongoServerError)
     })
 
-    it('refuses $function, $accumulator, $merge and index options other than unique and name', async () => {
+    it('refuses $function, $accumulator, a nested $merge and index options other than unique and name', async () => {
       const script = { $function: { body: 'function () { return true }', args: [], lang: 'js' } }
       await assert.rejects(coll('dl').find({ $expr: script }).toArray(), MongoServerError)
       const accumulator = { $accumulator: { init: 'function () { return 0 }', accumulate: 'function (s) { return s }', accumulateArgs: [], merge: 'function (a) { return a }', lang: 'js' } }
       await assert.rejects(coll('dl').aggregate([{ $group: { _id: null, n: accumulator } }]).toArray(), MongoServerError)
-      await assert.rejects(coll('dl').aggregate([{ $merge: { into: 'copy' } }]).toArray(), /not supported by the embedded engine/)
+      await assert.rejects(coll('dl').aggregate([{ $facet: { a: [{ $merge: { into: 'copy' } }] } }]).toArray(), { code: 40600 })
       await assert.rejects(coll('dl').createIndex({ even: 1 }, { sparse: true }), /not supported by the embedded engine/)
     })
 

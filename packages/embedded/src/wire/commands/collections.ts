@@ -1,3 +1,4 @@
+import type { Document } from '../../index.js'
 import { badValue, WireError } from '../wire-error.js'
 import { type CommandHandler, collectionName, optionalDocument } from './command-context.js'
 import { firstBatch } from './find.js'
@@ -7,21 +8,26 @@ const listCollections: CommandHandler = async (command, context) => {
   return firstBatch(context, `${context.dbName}.$cmd.listCollections`, cursor, command)
 }
 
-/** Options of `create` the engine honours; capped collections, validators, views... are refused. */
-const CREATE_OPTIONS = new Set(['create', '$db', 'lsid', '$clusterTime', '$readPreference', 'writeConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
+/** Options of `create` the engine honours (`viewOn` and `pipeline` make a view); capped collections, validators... are refused. */
+const CREATE_OPTIONS = new Set(['create', 'viewOn', 'pipeline', '$db', 'lsid', '$clusterTime', '$readPreference', 'writeConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
 
 const create: CommandHandler = async (command, context) => {
   const name = collectionName(command['create'], 'create')
   const unsupported = Object.keys(command).filter((key) => !CREATE_OPTIONS.has(key))
   if (unsupported.length > 0) throw badValue(`collection option(s) ${unsupported.join(', ')} not supported by the embedded engine`)
   if (context.db.listCollectionNames().includes(name)) throw new WireError(48, 'NamespaceExists', `Collection ${context.dbName}.${name} already exists.`)
-  await context.db.createCollection(name)
+  if (command['viewOn'] !== undefined || command['pipeline'] !== undefined) {
+    await context.db.createCollection(name, { viewOn: command['viewOn'] as string, pipeline: command['pipeline'] as Document[] })
+  } else {
+    await context.db.createCollection(name)
+  }
   return { ok: 1 }
 }
 
 const drop: CommandHandler = async (command, context) => {
   const name = collectionName(command['drop'], 'drop')
-  const indexes = context.db.collection(name).listIndexes().length
+  const isView = (await context.db.listCollections({ name, type: 'view' }, { nameOnly: true }).toArray()).length > 0
+  const indexes = isView ? 0 : context.db.collection(name).listIndexes().length
   await context.db.dropCollection(name)
   return { nIndexesWas: indexes, ns: `${context.dbName}.${name}`, ok: 1 }
 }

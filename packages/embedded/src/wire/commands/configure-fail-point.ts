@@ -1,15 +1,18 @@
 import type { Document, FailPointMode, FailPointName } from '../../index.js'
+import { configureFailCommand } from '../command-fail-point.js'
 import { WireError } from '../wire-error.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
 /**
  * `configureFailPoint` (admin database only, as on mongod): `{ configureFailPoint: 'maxTimeAlwaysTimeOut',
- * mode: 'alwaysOn' | 'off' }`. MongoDB's own spec tests drive time-outs this way.
+ * mode: 'alwaysOn' | 'off' }`, or `{ configureFailPoint: 'failCommand', mode, data }`. MongoDB's own
+ * spec tests drive time-outs and command failures this way.
  */
 function configure(command: Document, context: CommandContext): Document {
   if (context.dbName !== 'admin') throw new WireError(13, 'Unauthorized', 'configureFailPoint may only be run against the admin database.')
   // As sent: the engine refuses an unknown fail point or mode (BadValue).
-  context.db.configureFailPoint(command['configureFailPoint'] as FailPointName, command['mode'] as FailPointMode)
+  if (command['configureFailPoint'] === 'failCommand') configureFailCommand(command['mode'], command['data'])
+  else context.db.configureFailPoint(command['configureFailPoint'] as FailPointName, command['mode'] as FailPointMode)
   return { ok: 1 }
 }
 

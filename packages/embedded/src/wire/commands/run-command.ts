@@ -1,6 +1,8 @@
 import type { Document, EmbeddedDb } from '../../index.js'
+import { CloseConnection, commandFailure, failedReply, rememberAppName, withWriteConcernError } from '../command-fail-point.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { OP_QUERY, type Request } from '../messages.js'
+import { recordSession } from '../session-registry.js'
 import { commandNotFound, illegalOperation, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
 import { AGGREGATE_COMMANDS } from './aggregate.js'
 import { COLLECTION_COMMANDS } from './collections.js'
@@ -39,7 +41,11 @@ export interface ServerState {
   maxMessageBytes: number
 }
 
-/** Runs one command and always answers: a failure becomes `{ ok: 0, errmsg, code, codeName }`. */
+/**
+ * Runs one command and always answers: a failure becomes `{ ok: 0, errmsg, code, codeName }`. The
+ * one exception is the `failCommand` fail point's `closeConnection`: then this throws, and the
+ * connection, which drops itself on any throw, closes without a reply.
+ */
 export async function runCommand(request: Request, connectionId: number, state: ServerState): Promise<Document> {
   try {
     const { command } = request
@@ -51,6 +57,11 @@ export async function runCommand(request: Request, connectionId: number, state: 
     if (TRANSACTION_COMMANDS.has(name) || command['txnNumber'] !== undefined || command['startTransaction'] !== undefined) {
       throw illegalOperation('Transaction numbers are only allowed on a replica set member or mongos')
     }
+    if (LEGACY_COMMANDS.has(name)) rememberAppName(state, connectionId, command)
+    recordSession(state.engine, command)
+    const failure = commandFailure(state, connectionId, name)
+    if (failure?.closeConnection) throw new CloseConnection()
+    if (failure?.errorCode !== undefined) return failedReply(failure, failure.errorCode)
     const handler = COMMANDS.get(name)
     if (!handler) throw commandNotFound(name)
     let db: EmbeddedDb
@@ -59,8 +70,10 @@ export async function runCommand(request: Request, connectionId: number, state: 
     } catch {
       throw invalidNamespace(`Invalid database name: '${request.db}'`)
     }
-    return await handler(command, { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes })
+    const reply = await handler(command, { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes })
+    return failure ? withWriteConcernError(reply, failure) : reply
   } catch (error) {
+    if (error instanceof CloseConnection) throw error
     return toErrorReply(error)
   }
 }

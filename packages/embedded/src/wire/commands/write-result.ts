@@ -1,13 +1,15 @@
 import type { Document } from '../../index.js'
 import { toErrorFields } from '../wire-error.js'
 
-const MAX_TIME_MS_EXPIRED = 50
+/** Errors that fail the whole write command, not one statement: a time-out, and a write to a view (166). */
+const COMMAND_ERRORS: ReadonlySet<unknown> = new Set([50, 166])
 
 /**
  * Runs the statements of one write command (insert, update, delete) in order, collecting
  * per-statement failures as `writeErrors` (the command itself still answers `ok: 1`). An
  * ordered command stops at its first failure, as on the server. A time-out (MaxTimeMSExpired, an
- * interruption) fails the whole command instead, as mongod does.
+ * interruption) and a write to a view (CommandNotSupportedOnView) fail the whole command instead,
+ * as mongod does.
  */
 export async function runStatements<T>(statements: T[], ordered: boolean, run: (statement: T, index: number) => Promise<void>): Promise<Document[]> {
   const writeErrors: Document[] = []
@@ -15,7 +17,7 @@ export async function runStatements<T>(statements: T[], ordered: boolean, run: (
     try {
       await run(statements[index]!, index)
     } catch (error) {
-      if ((error as { code?: unknown }).code === MAX_TIME_MS_EXPIRED) throw error
+      if (COMMAND_ERRORS.has((error as { code?: unknown }).code)) throw error
       const { errmsg, code, codeName: _codeName, ...extra } = toErrorFields(error)
       writeErrors.push({ index, code, errmsg, ...extra })
       if (ordered) break
