@@ -89,7 +89,13 @@ export class EmbeddedCollection {
 
   find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
-    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
+    return new EmbeddedCursor((deadline) => {
+      // The planner sees the sort (and a collation, which keeps it off indexes); when its index
+      // yields the documents in sort order, the read needs no sort of its own.
+      const plan = this.#core.plan(filter, { sort: toFindSort(options.sort), collation: collationOf(options) })
+      const source = { storage: this.#core.storage, pointKeys: () => plan?.keys }
+      return readDocuments(source, filter, plan?.sorted ? withoutSort(options) : options, deadline)
+    }, options.maxTimeMS)
   }
 
   async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {
@@ -158,8 +164,10 @@ export class EmbeddedCollection {
     const stages = leadingMatch ? rest : pipeline
     const core = this.#core
     const resolve = this.#resolve
+    const collation = collationOf(options)
     return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
-      const source = readDocuments(core, filter, {}, deadline)
+      const planned = { storage: core.storage, pointKeys: (match: Document) => core.pointKeys(match, { collation }) }
+      const source = readDocuments(planned, filter, {}, deadline)
       if (stages.length === 0) yield* source
       else yield* aggregateDocuments(source, stages, resolve)
       return undefined
@@ -185,6 +193,15 @@ export class EmbeddedCollection {
   reset(): void {
     this.#core.reset()
   }
+}
+
+function withoutSort({ sort: _sort, ...rest }: FindOptions): FindOptions {
+  return rest
+}
+
+/** The `collation` option of a read, when the caller gave one (the planner keeps off indexes then). */
+function collationOf(options: object): unknown {
+  return (options as { collation?: unknown }).collation
 }
 
 /**
