@@ -45,39 +45,41 @@ export class CollectionCore {
   }
 
   /**
-   * Runs `task` in the write queue, after any pending index build. The next task starts once this
-   * one's batches are committed (visible to its reads); the caller's promise settles only once
-   * they are also on disk (`flushed`): concurrent writes share fsyncs (group commit), and an
-   * acknowledged write is durable.
+   * Runs `task` in the write queue, after any pending index build, inside a storage transaction
+   * shared with the writes queued behind it (group commit, see CollectionStorage.transact): the
+   * next task starts once this one's writes are applied and visible; the caller's promise settles
+   * once they are committed and on disk, so an acknowledged write is durable.
    */
-  async write<T>(task: () => Promise<T>): Promise<T> {
-    this.assertOpen()
-    this.#scheduleBuild()
-    const applied = this.queue.run(async () => {
-      this.assertOpen()
-      if (this.indexes.needsBuild) await this.indexes.build(() => this.all())
-      return task()
-    })
+  write<T>(task: () => Promise<T>): Promise<T> {
     try {
-      return await applied
-    } finally {
-      // A failed task may have committed part of its work (updateMany): that part is durable too.
-      await this.storage.flushed()
+      this.assertOpen()
+    } catch (error) {
+      return Promise.reject(error)
     }
+    this.#scheduleBuild()
+    return this.queue.runApplied(() => {
+      try {
+        this.assertOpen()
+      } catch (error) {
+        return { applied: Promise.resolve(), durable: Promise.reject(error) }
+      }
+      return this.storage.transact(async () => {
+        if (this.indexes.needsBuild) await this.indexes.build(() => this.all())
+        return task()
+      }, () => this.queue.waiting)
+    })
   }
 
   /**
    * Drops an index in the write queue without building pending indexes first: dropping is how a
    * collection whose unique index fails to build (duplicates on disk) gets repaired.
    */
-  async dropIndex(name: string): Promise<boolean> {
+  dropIndex(name: string): Promise<boolean> {
     this.assertOpen()
-    const dropped = await this.queue.run(() => {
+    return this.queue.run(() => {
       this.assertOpen()
       return this.indexes.drop(name)
     })
-    await this.storage.flushed()
-    return dropped
   }
 
   /** Indexes defined before entries were stored get built in the queue, without waiting for a write. */

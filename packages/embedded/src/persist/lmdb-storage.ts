@@ -17,12 +17,11 @@ const MAX_COLLECTIONS = 1000
  * index name, a 0 byte, then the entry key of index-keys.ts, binary keys in memcmp order), and a
  * `catalog` database listing collections and their index definitions.
  *
- * Group commit: `overlappingSync: true` lets a write's promise resolve once LMDB has committed it
- * (visible to every reader), while the fsync runs behind, overlapping the next transactions; the
- * environment's `flushed` promise resolves once every commit so far is on disk. The write queue
- * starts the next task after the commit and acknowledges a write only after `flushed()`, so an
- * acknowledged write survives `kill -9` and power loss, and concurrent writers share fsyncs.
- * (After a crash lmdb-js reopens at the last commit, or, after a reboot, at the last flushed one.)
+ * `overlappingSync: false` makes each commit promise resolve only after LMDB's commit has been
+ * fsync'ed, so an acknowledged write survives `kill -9` and power loss. Group commit
+ * (`transact`): each queued write runs as a callback of lmdb-js's asynchronous transaction, and
+ * callbacks started while one transaction is open join it, so the writes that pile up during one
+ * fsync share the next one.
  */
 export class LmdbStorage implements Storage {
   readonly #root: RootDatabase
@@ -35,7 +34,7 @@ export class LmdbStorage implements Storage {
     this.#lock = DirectoryLock.acquire(path)
     try {
       // noSubdir: false, or lmdb takes a path with a dot in its last segment (`data.v1`) for a file.
-      this.#root = open({ path, noSubdir: false, maxDbs: MAX_COLLECTIONS, overlappingSync: true, noSync: false })
+      this.#root = open({ path, noSubdir: false, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
       this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
     } catch (error) {
       this.#lock.release()
@@ -119,10 +118,52 @@ class LmdbCollection implements CollectionStorage {
     return this.#db.get(key)
   }
 
+  /** Inside a write transaction (a `transact` body), operations apply at once and must not wait for a commit. */
+  #inTransaction(): boolean {
+    return Boolean((this.#root as unknown as { env?: { writeTxn?: unknown } }).env?.writeTxn)
+  }
+
+  /** Runs `apply` in the open write transaction, or in a new one whose commit it awaits. */
+  async #atomically(apply: () => void): Promise<void> {
+    if (this.#inTransaction()) apply()
+    else await this.#root.transaction(apply)
+  }
+
+  transact<T>(body: () => Promise<T>, more?: () => boolean): { applied: Promise<void>, durable: Promise<T> } {
+    let finish = () => {}
+    const applied = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    const run = async (): Promise<{ value: T } | { error: unknown }> => {
+      try {
+        return { value: await body() }
+      } catch (error) {
+        // Not thrown to lmdb-js: what the body wrote before failing commits, as on the server.
+        return { error }
+      } finally {
+        finish()
+        // Let the writes queued behind this one join the transaction before it commits.
+        if (more?.()) await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+    let outcome: Promise<{ value: T } | { error: unknown }>
+    try {
+      outcome = this.#root.transaction(run) as unknown as Promise<{ value: T } | { error: unknown }>
+    } catch (error) {
+      finish()
+      return { applied, durable: Promise.reject(error) }
+    }
+    const durable = outcome.then((result) => {
+      if ('error' in result) throw result.error
+      return result.value
+    })
+    return { applied, durable }
+  }
+
   /** One LMDB transaction: the documents, their index entries, and the definitions when given. */
   async write(batch: WriteBatch): Promise<void> {
     const register = !this.#registered && ((batch.puts?.length ?? 0) > 0 || batch.indexes !== undefined)
-    await this.#root.transaction(() => {
+    await this.#atomically(() => {
       for (const key of batch.removes ?? []) this.#db.remove(key)
       for (const [key, bytes] of batch.puts ?? []) this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
       for (const entry of batch.removeEntries ?? []) this.#entries.remove(entryBytes(entry.index, entry.key, entry.docKey))
@@ -163,7 +204,7 @@ class LmdbCollection implements CollectionStorage {
   async clearIndex(index: string): Promise<void> {
     const prefix = Buffer.from(`${index}\0`)
     const end = Buffer.concat([prefix.subarray(0, prefix.length - 1), Buffer.from([1])])
-    await this.#root.transaction(() => {
+    await this.#atomically(() => {
       for (const key of this.#entries.getKeys({ start: prefix, end })) this.#entries.remove(key)
     })
   }

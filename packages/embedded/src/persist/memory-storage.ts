@@ -69,6 +69,12 @@ class MemoryCollection implements CollectionStorage {
     if ((batch.puts?.length ?? 0) > 0) this.exists = true
   }
 
+  /** Nothing to share: the body runs at once, and its writes are done when it is. */
+  transact<T>(body: () => Promise<T>): { applied: Promise<void>, durable: Promise<T> } {
+    const durable = body()
+    return { applied: durable.then(() => undefined, () => undefined), durable }
+  }
+
   async flushed(): Promise<void> {}
 
   scan(): Iterator<Uint8Array, undefined> {

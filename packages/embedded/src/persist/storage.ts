@@ -9,12 +9,19 @@
 export interface CollectionStorage {
   get(key: string): Uint8Array | undefined
   /**
-   * Applies a batch atomically: documents and their index entries change in one transaction.
-   * The promise resolves once the batch is visible to reads; it is durable once `flushed()`
-   * (called afterwards) resolves. Splitting the two lets the write queue start the next task
-   * while this one's fsync is under way, so concurrent writes share one fsync (group commit).
+   * Applies a batch atomically: documents and their index entries change in one transaction
+   * (inside `transact`, that of the body). Resolves once committed (outside `transact`, durably).
    */
   write(batch: WriteBatch): Promise<void>
+  /**
+   * Group commit: runs `body` (its reads and `write`s) inside a write transaction shared with the
+   * bodies started while it is open. `applied` settles once the body is done: its writes are then
+   * visible to the next body (so the write queue may start it: read-check-write stays exact);
+   * `durable` settles with the body's outcome once the transaction is committed and on disk. The
+   * bodies of concurrent writes thus share one commit and one fsync. `more` tells whether other
+   * writes are waiting to join (then the transaction stays open a moment longer for them).
+   */
+  transact<T>(body: () => Promise<T>, more?: () => boolean): { applied: Promise<void>, durable: Promise<T> }
   /** Resolves once every batch written so far is on disk. */
   flushed(): Promise<void>
   /**

@@ -180,6 +180,7 @@ class GatedStorage extends MemoryStorage {
       indexRange: (index, range) => inner.indexRange(index, range),
       clearIndex: (index) => inner.clearIndex(index),
       flushed: () => inner.flushed(),
+      transact: (body, more) => inner.transact(body, more),
       write: async (batch) => {
         await inner.write(batch)
         await this.gate
