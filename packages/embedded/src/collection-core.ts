@@ -7,6 +7,7 @@ import { closedError, duplicateKeyError } from './errors.js'
 import { ID_INDEX, IndexCatalog } from './index-catalog.js'
 import type { CollectionStorage, Storage } from './persist/storage.js'
 import { pointKeysOf } from './point-keys.js'
+import { isSimpleCollation, type Plan, type PlanOptions, planQuery } from './query-planner.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
 import { toValueKey } from './value-key.js'
@@ -23,9 +24,10 @@ export interface Namespace {
 }
 
 /**
- * The primitives every write of one collection is built from: the write queue, the unique
- * indexes, and storage commits that keep both in step. The driver-shaped methods
- * (embedded-collection.ts) and the multi-document writes (modify-documents.ts) compose them.
+ * The primitives every write of one collection is built from: the write queue, the indexes,
+ * and storage batches that change documents and their index entries in one transaction. The
+ * driver-shaped methods (embedded-collection.ts) and the multi-document writes
+ * (modify-documents.ts) compose them.
  */
 export class CollectionCore {
   readonly ns: string
@@ -33,9 +35,8 @@ export class CollectionCore {
   readonly storage: CollectionStorage
   readonly indexes: IndexCatalog
   readonly #isOpen: () => boolean
-  #loaded = false
-  /** Writes between their storage change and the matching index update (see pointKeys). */
-  #unsettled = 0
+  /** A build of indexes defined before their entries were stored, once queued. */
+  #building: Promise<void> | undefined
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean) {
     this.ns = `${namespace.db}.${namespace.name}`
@@ -44,19 +45,35 @@ export class CollectionCore {
     this.#isOpen = isOpen
   }
 
-  /** Runs `task` in the write queue, with the unique indexes loaded. */
+  /**
+   * Runs `task` in the write queue, after any pending index build, inside a storage transaction
+   * shared with the writes queued behind it (group commit, see CollectionStorage.transact): the
+   * next task starts once this one's writes are applied and visible; the caller's promise settles
+   * once they are committed and on disk, so an acknowledged write is durable.
+   */
   write<T>(task: () => Promise<T>): Promise<T> {
-    this.assertOpen()
-    return this.queue.run(() => {
+    try {
       this.assertOpen()
-      this.#ensureLoaded()
-      return task()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.#scheduleBuild()
+    return this.queue.runApplied(() => {
+      try {
+        this.assertOpen()
+      } catch (error) {
+        return { applied: Promise.resolve(), durable: Promise.reject(error) }
+      }
+      return this.storage.transact(async () => {
+        if (this.indexes.needsBuild) await this.indexes.build(() => this.all())
+        return task()
+      }, () => this.queue.waiting)
     })
   }
 
   /**
-   * Drops an index in the write queue without loading the unique indexes first: dropping is how
-   * a collection whose unique index fails to load (duplicates on disk) gets repaired.
+   * Drops an index in the write queue without building pending indexes first: dropping is how a
+   * collection whose unique index fails to build (duplicates on disk) gets repaired.
    */
   dropIndex(name: string): Promise<boolean> {
     this.assertOpen()
@@ -66,20 +83,15 @@ export class CollectionCore {
     })
   }
 
-  #ensureLoaded(): void {
-    if (this.#loaded) return
-    this.indexes.load(() => this.all())
-    this.#loaded = true
-  }
-
-  /** Runs a storage change and its index updates, marking the indexes unusable meanwhile. */
-  async #settle<T>(change: () => Promise<T>): Promise<T> {
-    this.#unsettled++
-    try {
-      return await change()
-    } finally {
-      this.#unsettled--
-    }
+  /** Indexes defined before entries were stored get built in the queue, without waiting for a write. */
+  #scheduleBuild(): void {
+    if (this.#building || !this.indexes.needsBuild) return
+    this.#building = this.queue
+      .run(() => this.indexes.build(() => this.all()))
+      .catch(() => undefined)
+      .finally(() => {
+        this.#building = undefined
+      })
   }
 
   assertOpen(): void {
@@ -87,24 +99,36 @@ export class CollectionCore {
   }
 
   /**
-   * The storage keys `filter` restricts its matches to (point-keys.ts), or undefined for a scan.
-   * Reads do not wait for the write queue, so unique indexes are consulted only while no write
-   * is between changing storage and updating them; they are loaded first if no write has yet.
+   * The candidates of a read: the documents an `_id` pins (point-keys.ts), or an index's
+   * (query-planner.ts), or undefined for a scan. Index entries change in the same transaction
+   * as their documents, so a read never sees one without the other.
    */
-  pointKeys(filter: Document): string[] | undefined {
-    if (this.#unsettled > 0) return pointKeysOf(filter, [])
-    this.#ensureLoaded()
-    return pointKeysOf(filter, this.indexes.unique)
+  plan(filter: Document, options: PlanOptions = {}): Plan | undefined {
+    this.indexes.assertBuildable(() => this.all())
+    const simple = isSimpleCollation(options.collation)
+    const ids = simple ? pointKeysOf(filter) : undefined
+    if (ids) return { index: ID_INDEX, keys: ids, sorted: false }
+    this.#scheduleBuild()
+    return planQuery(filter, this.indexes.usable(), this.storage, options)
   }
 
-  /** The first match in scan order, or in `sort` order when one is given (strings compared under `collation`). */
+  /** The candidate keys of `filter` (see `plan`), unordered. */
+  pointKeys(filter: Document, options: PlanOptions = {}): Iterable<string> | undefined {
+    return this.plan(filter, { collation: options.collation })?.keys
+  }
+
+  /**
+   * The first match in scan order, or in `sort` order when one is given (strings compared under
+   * `collation`, which also keeps the planner off indexes: their order and equality are binary).
+   */
   first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec, collation?: Collation): Found | undefined {
-    const collated = filterCollation(filter, collation)
-    const matches = compileFilter(filter, collated)
-    const scan = scanDocuments(this.storage, collated ? undefined : this.pointKeys(filter), matches, startDeadline(maxTimeMS))
+    const matches = compileFilter(filter, filterCollation(filter, collation))
+    const sorting = sort && Object.keys(sort).length > 0 ? sort : undefined
+    const plan = this.plan(filter, { sort: sorting, collation })
+    const scan = scanDocuments(this.storage, plan?.keys, matches, startDeadline(maxTimeMS))
     let value: Document | undefined
-    if (sort && Object.keys(sort).length > 0) {
-      const collector = new SortedCollector(sort, 1, collation?.compareValues)
+    if (sorting && plan?.sorted !== true) {
+      const collector = new SortedCollector(sorting, 1, collation?.compareValues)
       for (const doc of scan) collector.add(doc)
       value = collector.result()[0]
     } else {
@@ -119,7 +143,7 @@ export class CollectionCore {
     const found: Found[] = []
     const collated = filterCollation(filter, collation)
     const matches = compileFilter(filter, collated)
-    for (const doc of scanDocuments(this.storage, collated ? undefined : this.pointKeys(filter), matches, startDeadline(maxTimeMS))) {
+    for (const doc of scanDocuments(this.storage, this.pointKeys(filter, { collation: collated }), matches, startDeadline(maxTimeMS))) {
       found.push([toValueKey(doc['_id']), doc])
     }
     return found
@@ -142,47 +166,30 @@ export class CollectionCore {
     const bytes = encodeDocument(stored)
     const key = toValueKey(stored['_id'])
     if (this.storage.get(key) !== undefined) throw duplicateKeyError(this.ns, ID_INDEX, { _id: stored['_id'] })
-    this.checkUnique(stored, key)
-    await this.#settle(async () => {
-      await this.storage.put(key, bytes)
-      for (const index of this.indexes.unique) index.add(stored, key)
-    })
-  }
-
-  checkUnique(doc: Document, key: string): void {
-    for (const index of this.indexes.unique) {
-      const conflict = index.findConflict(doc, key)
-      if (conflict) throw duplicateKeyError(this.ns, index.name, conflict.keyValue)
-    }
+    const changes = this.indexes.changesFor(key, undefined, stored)
+    await this.storage.write({ puts: [[key, bytes]], ...changes })
+    this.indexes.applied(changes)
   }
 
   /** Stores `after` in place of `before`; false when the bytes are identical (a no-op update). */
   async commit(key: string, before: Document, after: Document): Promise<boolean> {
     const bytes = encodeDocument(after)
     if (Buffer.compare(bytes, this.storage.get(key) ?? new Uint8Array()) === 0) return false
-    this.checkUnique(after, key)
-    await this.#settle(async () => {
-      await this.storage.put(key, bytes)
-      for (const index of this.indexes.unique) {
-        index.remove(before, key)
-        index.add(after, key)
-      }
-    })
+    const changes = this.indexes.changesFor(key, before, after)
+    await this.storage.write({ puts: [[key, bytes]], ...changes })
+    this.indexes.applied(changes)
     return true
   }
 
   async remove(found: Found[]): Promise<number> {
-    await this.#settle(async () => {
-      await Promise.all(found.map(([key]) => this.storage.remove(key)))
-      for (const [key, doc] of found) for (const index of this.indexes.unique) index.remove(doc, key)
-    })
+    const removeEntries = found.flatMap(([key, doc]) => this.indexes.changesFor(key, doc, undefined).removeEntries)
+    await this.storage.write({ removes: found.map(([key]) => key), removeEntries })
     return found.length
   }
 
   /** Forgets in-memory index state after the collection was dropped underneath. */
   reset(): void {
     this.indexes.clear()
-    this.#loaded = false
   }
 }
 

@@ -134,7 +134,13 @@ export class EmbeddedCollection {
       const settings = { ...(options.maxTimeMS ? { maxTimeMS: options.maxTimeMS } : {}), let: options.let, collation: options.collation }
       return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...findStages(filter, options)], settings)
     }
-    return new EmbeddedCursor((deadline) => readDocuments(this.#core, bindVariables(filter, resolveLet(options.let, 'find')), options, deadline), options.maxTimeMS)
+    return new EmbeddedCursor((deadline) => {
+      // The planner sees the sort (and a collation, which keeps it off indexes); when its index
+      // yields the documents in sort order, the read needs no sort of its own.
+      const plan = this.#core.plan(filter, { sort: toFindSort(options.sort), collation: options.collation })
+      const source = { storage: this.#core.storage, pointKeys: () => plan?.keys }
+      return readDocuments(source, bindVariables(filter, resolveLet(options.let, 'find')), plan?.sorted ? withoutSort(options) : options, deadline)
+    }, options.maxTimeMS)
   }
 
   async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'> = {}): Promise<number> {
@@ -227,10 +233,11 @@ export class EmbeddedCollection {
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
     const core = this.#core
+    const planned = { storage: core.storage, pointKeys: (match: Document) => core.pointKeys(match, { collation: options.collation }) }
     const source: AggregateSource = {
       // Resolved when the cursor runs, as the driver's aggregate fails on its first batch.
       settings: () => ({ variables: resolveLet(options.let, 'aggregate'), collation: toCollation(options.collation) }),
-      read: (deadline, settings) => readDocuments(core, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
+      read: (deadline, settings) => readDocuments(planned, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
       resolve: this.#resolve,
       output: this.#output,
       collectionless: false,
@@ -261,6 +268,11 @@ export class EmbeddedCollection {
     this.#core.reset()
   }
 }
+
+function withoutSort({ sort: _sort, ...rest }: FindOptions): FindOptions {
+  return rest
+}
+
 
 /**
  * The driver's own check, on the first key: an update must start with an operator (a pipeline:

@@ -36,7 +36,8 @@ export async function writeMerge(value: unknown, results: Document[], resolveTar
   const name = parseTargetName(spec.into, '$merge.into')
   const core = resolveTarget(name.db, name.coll).core
   await core.write(async () => {
-    const index = matchIndex(spec.on, core.indexes.unique)
+    const unique = core.indexes.list().filter((defined) => defined.unique).map((defined) => ({ name: defined.name, fields: Object.keys(defined.key) }))
+    const index = matchIndex(spec.on, unique)
     for (const result of results) {
       const doc = toStored(result)
       const found = core.first(onFilter(doc, spec.on), undefined)

@@ -4,8 +4,8 @@ import { checkId } from './check-id.js'
 import type { Document } from './document.js'
 import { badValueError, duplicateKeyError, locationError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
+import { indexKeysOf } from './index-keys.js'
 import { type OutputResolver, parseTargetName } from './output-target.js'
-import { UniqueIndex } from './unique-index.js'
 import { toValueKey } from './value-key.js'
 
 /**
@@ -29,15 +29,23 @@ export async function writeOut(spec: unknown, results: Document[], resolveTarget
   const core = target.core
   await core.write(async () => {
     const ids = new Set<string>()
-    const indexes = core.indexes.unique.map((index) => new UniqueIndex(index.name, index.fields))
+    // Each unique index's keys among the results, with the result that holds each (a document may
+    // repeat a value in an array: that is not a conflict with itself).
+    const indexes = core.indexes.list().filter((index) => index.unique).map((index) => ({
+      name: index.name,
+      fields: Object.entries(index.key) as [string, 1 | -1][],
+      holders: new Map<string, string>(),
+    }))
     for (const doc of docs) {
       const key = toValueKey(doc['_id'])
       if (ids.has(key)) throw duplicateKeyError(core.ns, ID_INDEX, { _id: doc['_id'] })
       ids.add(key)
       for (const index of indexes) {
-        const conflict = index.findConflict(doc, key)
-        if (conflict) throw duplicateKeyError(core.ns, index.name, conflict.keyValue)
-        index.add(doc, key)
+        for (const indexKey of indexKeysOf(doc, index.fields).keys) {
+          const holder = index.holders.get(indexKey.canonical)
+          if (holder !== undefined && holder !== key) throw duplicateKeyError(core.ns, index.name, indexKey.keyValue)
+          index.holders.set(indexKey.canonical, key)
+        }
       }
     }
     await core.remove([...core.all()])

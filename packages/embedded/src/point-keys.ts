@@ -1,35 +1,20 @@
 import type { Document } from './document.js'
-import { isExactScalar } from './simple-filter.js'
-import type { UniqueIndex } from './unique-index.js'
 import { toValueKey } from './value-key.js'
 
 /**
- * The storage keys a filter restricts its matches to, or undefined when a full scan is needed:
- * the engine's index lookups. A filter is a conjunction of its top-level conditions (and of
- * those of a top-level `$and`); one of them pinning `_id`, or a field with a one-field unique
- * index, to a value (`v`, `{ $eq: v }`) or a list (`{ $in: [...] }`) is enough. The caller
- * still runs the whole filter on each document read, so only completeness matters here.
- *
- * A unique index is used only for scalars (string, number, boolean, Date, ObjectId) on a
- * top-level field: for those, every document the matcher accepts holds the value itself or as
- * an array element, both of which the index keys (unique-index.ts). Null (which also matches
- * missing), regexes, arrays, embedded documents and dotted paths are left to a scan.
+ * The storage keys a filter restricts its matches to when it pins `_id`, or undefined: the
+ * engine's `_id` lookups (secondary indexes are query-planner.ts's). A filter is a conjunction of
+ * its top-level conditions (and of those of a top-level `$and`); one of them pinning `_id` to a
+ * value (`v`, `{ $eq: v }`) or a list (`{ $in: [...] }`) is enough. The caller still runs the
+ * whole filter on each document read, so only completeness matters here.
  */
-export function pointKeysOf(filter: Document, indexes: readonly UniqueIndex[]): string[] | undefined {
+export function pointKeysOf(filter: Document): string[] | undefined {
   const conditions: [string, unknown][] = []
   collectConditions(filter, conditions)
   for (const [field, condition] of conditions) {
     if (field !== '_id') continue
     const values = valuesOf(condition, isIdValue)
     if (values) return [...new Set(values.map(toValueKey))]
-  }
-  for (const [field, condition] of conditions) {
-    const index = indexes.find((candidate) => candidate.fields.length === 1 && candidate.fields[0] === field)
-    if (!index || field.includes('.')) continue
-    const values = valuesOf(condition, isExactScalar)
-    if (!values) continue
-    const owners = values.map((value) => index.ownerOf(value)).filter((owner) => owner !== undefined)
-    return [...new Set(owners)]
   }
   return undefined
 }

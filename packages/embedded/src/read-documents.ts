@@ -14,7 +14,7 @@ import { toFindSort } from './sort-spec.js'
 /** Where a read finds its documents: the storage, and the index lookups (collection-core.ts). */
 export interface ReadSource {
   readonly storage: CollectionStorage
-  pointKeys(filter: Document): string[] | undefined
+  pointKeys(filter: Document): Iterable<string> | undefined
 }
 
 /**

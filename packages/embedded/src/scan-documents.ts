@@ -6,17 +6,19 @@ import type { CollectionStorage } from './persist/storage.js'
 
 /**
  * Lazily yields the stored documents matching `matches`, decoding one at a time, so memory
- * does not grow with the collection. With `keys` (from point-keys.ts: the filter pins `_id` or
- * a unique field) it reads only those documents instead of walking the collection.
+ * does not grow with the collection. With `keys` (from the planner: the filter pins `_id` or
+ * an index narrows it) it reads only those documents instead of walking the collection.
  */
 export function* scanDocuments(
   storage: CollectionStorage,
-  keys: string[] | undefined,
+  keys: Iterable<string> | undefined,
   matches: Matcher,
   deadline: Deadline
 ): Generator<Document, undefined> {
   if (keys) {
     for (const key of keys) {
+      // An index walk can be long too (a sorted walk past many non-matches).
+      deadline.tick()
       const bytes = storage.get(key)
       if (bytes === undefined) continue
       const doc = decodeDocument(bytes)

@@ -36,13 +36,13 @@ export class ViewCatalog {
   }
 
   async create(name: string, definition: ViewDefinition): Promise<void> {
-    await this.#storage().put(toValueKey(name), encodeDocument({ _id: `${this.#db}.${name}`, viewOn: definition.viewOn, pipeline: definition.pipeline }))
+    await this.#storage().write({ puts: [[toValueKey(name), encodeDocument({ _id: `${this.#db}.${name}`, viewOn: definition.viewOn, pipeline: definition.pipeline })]] })
     this.#load().set(name, definition)
   }
 
   async drop(name: string): Promise<boolean> {
     if (!this.#load().has(name)) return false
-    await this.#storage().remove(toValueKey(name))
+    await this.#storage().write({ removes: [toValueKey(name)] })
     this.#load().delete(name)
     return true
   }

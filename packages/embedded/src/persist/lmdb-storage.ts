@@ -1,6 +1,7 @@
 import { type Database, open, type RootDatabase } from 'lmdb'
 import { DirectoryLock } from './directory-lock.js'
-import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
+import { entryKeyOf } from './sorted-entries.js'
+import type { CollectionStorage, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
 /** Documents read per short read transaction by a scan (a batch is copied out, then released). */
 export const SCAN_BATCH = 256
@@ -12,11 +13,15 @@ const MAX_COLLECTIONS = 1000
 
 /**
  * The durable backend: one LMDB environment per directory, one named database per collection
- * holding raw BSON, and a `catalog` database listing collections and their index definitions.
+ * holding raw BSON (`c:<name>`), one per collection holding its index entries (`x:<name>`: the
+ * index name, a 0 byte, then the entry key of index-keys.ts, binary keys in memcmp order), and a
+ * `catalog` database listing collections and their index definitions.
  *
- * `overlappingSync: false` makes each write promise resolve only after LMDB's commit has been
- * fsync'ed, so an acknowledged write survives `kill -9` and power loss. Concurrent writes issued
- * in one event turn still share a transaction (lmdb-js batches them), which keeps this fast.
+ * `overlappingSync: false` makes each commit promise resolve only after LMDB's commit has been
+ * fsync'ed, so an acknowledged write survives `kill -9` and power loss. Group commit
+ * (`transact`): each queued write runs as a callback of lmdb-js's asynchronous transaction, and
+ * callbacks started while one transaction is open join it, so the writes that pile up during one
+ * fsync share the next one.
  */
 export class LmdbStorage implements Storage {
   readonly #root: RootDatabase
@@ -41,7 +46,8 @@ export class LmdbStorage implements Storage {
     let found = this.#collections.get(name)
     if (!found) {
       const db = this.#root.openDB<Buffer, string>(`c:${name}`, { encoding: 'binary' })
-      found = new LmdbCollection(db, () => this.#register(name))
+      const entries = this.#root.openDB<string, Buffer>(`x:${name}`, { encoding: 'string', keyEncoding: 'binary' })
+      found = new LmdbCollection(this.#root, db, entries, this.#catalog, name)
       this.#collections.set(name, found)
     }
     return found
@@ -53,6 +59,7 @@ export class LmdbStorage implements Storage {
 
   async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
     await Promise.all([this.#catalog.put(`indexes:${collection}`, indexes), this.#register(collection)])
+    await this.#root.flushed
   }
 
   listCollections(): string[] {
@@ -62,6 +69,7 @@ export class LmdbStorage implements Storage {
   async dropCollection(name: string): Promise<void> {
     await (this.collection(name) as LmdbCollection).clear()
     await Promise.all([this.#catalog.remove(`collection:${name}`), this.#catalog.remove(`indexes:${name}`)])
+    await this.#root.flushed
   }
 
   async dropAll(): Promise<void> {
@@ -71,6 +79,7 @@ export class LmdbStorage implements Storage {
       await (this.collection(name) as LmdbCollection).clear()
     }
     await this.#catalog.clearAsync()
+    await this.#root.flushed
   }
 
   async close(): Promise<void> {
@@ -90,30 +99,114 @@ export class LmdbStorage implements Storage {
 }
 
 class LmdbCollection implements CollectionStorage {
+  readonly #root: RootDatabase
   readonly #db: Database<Buffer, string>
-  readonly #register: () => Promise<void>
+  readonly #entries: Database<string, Buffer>
+  readonly #catalog: Database<unknown, string>
+  readonly #name: string
   #registered = false
 
-  constructor(db: Database<Buffer, string>, register: () => Promise<void>) {
+  constructor(root: RootDatabase, db: Database<Buffer, string>, entries: Database<string, Buffer>, catalog: Database<unknown, string>, name: string) {
+    this.#root = root
     this.#db = db
-    this.#register = register
+    this.#entries = entries
+    this.#catalog = catalog
+    this.#name = name
   }
 
   get(key: string): Uint8Array | undefined {
     return this.#db.get(key)
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
-    const written = this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-    if (!this.#registered) {
-      await this.#register()
-      this.#registered = true
-    }
-    if (!(await written)) throw new Error(`lmdb refused the write of ${key}`)
+  /** Inside a write transaction (a `transact` body), operations apply at once and must not wait for a commit. */
+  #inTransaction(): boolean {
+    return Boolean((this.#root as unknown as { env?: { writeTxn?: unknown } }).env?.writeTxn)
   }
 
-  async remove(key: string): Promise<void> {
-    await this.#db.remove(key)
+  /** Runs `apply` in the open write transaction, or in a new one whose commit it awaits. */
+  async #atomically(apply: () => void): Promise<void> {
+    if (this.#inTransaction()) apply()
+    else await this.#root.transaction(apply)
+  }
+
+  transact<T>(body: () => Promise<T>, more?: () => boolean): { applied: Promise<void>, durable: Promise<T> } {
+    let finish = () => {}
+    const applied = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    const run = async (): Promise<{ value: T } | { error: unknown }> => {
+      try {
+        return { value: await body() }
+      } catch (error) {
+        // Not thrown to lmdb-js: what the body wrote before failing commits, as on the server.
+        return { error }
+      } finally {
+        finish()
+        // Let the writes queued behind this one join the transaction before it commits.
+        if (more?.()) await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+    let outcome: Promise<{ value: T } | { error: unknown }>
+    try {
+      outcome = this.#root.transaction(run) as unknown as Promise<{ value: T } | { error: unknown }>
+    } catch (error) {
+      finish()
+      return { applied, durable: Promise.reject(error) }
+    }
+    const durable = outcome.then((result) => {
+      if ('error' in result) throw result.error
+      return result.value
+    })
+    return { applied, durable }
+  }
+
+  /** One LMDB transaction: the documents, their index entries, and the definitions when given. */
+  async write(batch: WriteBatch): Promise<void> {
+    const register = !this.#registered && ((batch.puts?.length ?? 0) > 0 || batch.indexes !== undefined)
+    await this.#atomically(() => {
+      for (const key of batch.removes ?? []) this.#db.remove(key)
+      for (const [key, bytes] of batch.puts ?? []) this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+      for (const entry of batch.removeEntries ?? []) this.#entries.remove(entryBytes(entry.index, entry.key, entry.docKey))
+      for (const entry of batch.addEntries ?? []) this.#entries.put(entryBytes(entry.index, entry.key, entry.docKey), entry.docKey)
+      if (batch.indexes) this.#catalog.put(`indexes:${this.#name}`, batch.indexes)
+      // Remembers that the collection exists, so dropAll finds it after a restart.
+      if (register && this.#catalog.get(`collection:${this.#name}`) === undefined) this.#catalog.put(`collection:${this.#name}`, true)
+    })
+    if (register) this.#registered = true
+  }
+
+  flushed(): Promise<void> {
+    return Promise.resolve(this.#root.flushed).then(() => undefined)
+  }
+
+  /** Like `scan`: batches read in short read transactions, continuing after the last key. */
+  *indexRange(index: string, range: IndexRange): Generator<string, undefined> {
+    const prefix = Buffer.from(`${index}\0`)
+    const low = Buffer.concat([prefix, range.start ?? new Uint8Array()])
+    const high = range.end ? Buffer.concat([prefix, range.end]) : Buffer.concat([prefix.subarray(0, prefix.length - 1), Buffer.from([1])])
+    let after: Buffer | undefined
+    for (;;) {
+      const options = range.reverse
+        ? { start: after ?? high, end: low, reverse: true, exclusiveStart: after !== undefined, limit: SCAN_BATCH }
+        : { start: after ?? low, end: high, exclusiveStart: after !== undefined, limit: SCAN_BATCH }
+      let count = 0
+      const batch: [Buffer, string][] = []
+      for (const { key, value } of this.#entries.getRange(options)) {
+        batch.push([key, value])
+        count++
+      }
+      for (const [, docKey] of batch) yield docKey
+      if (count < SCAN_BATCH) return undefined
+      after = batch[batch.length - 1]![0]
+    }
+  }
+
+  async clearIndex(index: string): Promise<void> {
+    const prefix = Buffer.from(`${index}\0`)
+    const end = Buffer.concat([prefix.subarray(0, prefix.length - 1), Buffer.from([1])])
+    await this.#atomically(() => {
+      for (const key of this.#entries.getKeys({ start: prefix, end })) this.#entries.remove(key)
+    })
   }
 
   /**
@@ -150,6 +243,11 @@ class LmdbCollection implements CollectionStorage {
 
   async clear(): Promise<void> {
     await this.#db.clearAsync()
+    await this.#entries.clearAsync()
     this.#registered = false
   }
+}
+
+function entryBytes(index: string, key: Uint8Array, docKey: string): Buffer {
+  return Buffer.concat([Buffer.from(`${index}\0`), entryKeyOf(key, docKey)])
 }

@@ -1,4 +1,5 @@
-import type { CollectionStorage, Storage, StoredIndex } from './storage.js'
+import { entryKeyOf, SortedEntries } from './sorted-entries.js'
+import type { CollectionStorage, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
 /**
  * The in-memory backend: BSON bytes in a Map per collection. Stored bytes are never handed out
@@ -11,7 +12,7 @@ export class MemoryStorage implements Storage {
   collection(name: string): CollectionStorage {
     let found = this.#collections.get(name)
     if (!found) {
-      found = new MemoryCollection()
+      found = new MemoryCollection((indexes) => this.#indexes.set(name, indexes))
       this.#collections.set(name, found)
     }
     return found
@@ -45,21 +46,36 @@ export class MemoryStorage implements Storage {
 
 class MemoryCollection implements CollectionStorage {
   readonly #docs = new Map<string, Uint8Array>()
+  readonly #indexes = new Map<string, SortedEntries>()
+  readonly #writeIndexes: (indexes: StoredIndex[]) => void
   /** Set by the first write, like a server collection that exists once written to. */
   exists = false
+
+  constructor(writeIndexes: (indexes: StoredIndex[]) => void) {
+    this.#writeIndexes = writeIndexes
+  }
 
   get(key: string): Uint8Array | undefined {
     return this.#docs.get(key)
   }
 
-  async put(key: string, bytes: Uint8Array): Promise<void> {
-    this.#docs.set(key, bytes)
-    this.exists = true
+  /** Applied synchronously, so a batch is atomic and visible at once. */
+  async write(batch: WriteBatch): Promise<void> {
+    for (const key of batch.removes ?? []) this.#docs.delete(key)
+    for (const [key, bytes] of batch.puts ?? []) this.#docs.set(key, bytes)
+    for (const entry of batch.removeEntries ?? []) this.#entries(entry.index).remove(entryKeyOf(entry.key, entry.docKey))
+    for (const entry of batch.addEntries ?? []) this.#entries(entry.index).add(entryKeyOf(entry.key, entry.docKey), entry.docKey)
+    if (batch.indexes) this.#writeIndexes(batch.indexes)
+    if ((batch.puts?.length ?? 0) > 0) this.exists = true
   }
 
-  async remove(key: string): Promise<void> {
-    this.#docs.delete(key)
+  /** Nothing to share: the body runs at once, and its writes are done when it is. */
+  transact<T>(body: () => Promise<T>): { applied: Promise<void>, durable: Promise<T> } {
+    const durable = body()
+    return { applied: durable.then(() => undefined, () => undefined), durable }
   }
+
+  async flushed(): Promise<void> {}
 
   scan(): Iterator<Uint8Array, undefined> {
     // Map iterators are live and tolerate writes during the walk, like a server cursor, and hold
@@ -69,8 +85,26 @@ class MemoryCollection implements CollectionStorage {
     return this.#docs.values()
   }
 
+  indexRange(index: string, range: IndexRange): Iterator<string, undefined> {
+    return this.#entries(index).range(range)
+  }
+
+  async clearIndex(index: string): Promise<void> {
+    this.#indexes.delete(index)
+  }
+
+  #entries(index: string): SortedEntries {
+    let found = this.#indexes.get(index)
+    if (!found) {
+      found = new SortedEntries()
+      this.#indexes.set(index, found)
+    }
+    return found
+  }
+
   clear(): void {
     this.#docs.clear()
+    this.#indexes.clear()
     this.exists = false
   }
 }

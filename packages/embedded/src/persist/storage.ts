@@ -8,8 +8,22 @@
  */
 export interface CollectionStorage {
   get(key: string): Uint8Array | undefined
-  put(key: string, bytes: Uint8Array): Promise<void>
-  remove(key: string): Promise<void>
+  /**
+   * Applies a batch atomically: documents and their index entries change in one transaction
+   * (inside `transact`, that of the body). Resolves once committed (outside `transact`, durably).
+   */
+  write(batch: WriteBatch): Promise<void>
+  /**
+   * Group commit: runs `body` (its reads and `write`s) inside a write transaction shared with the
+   * bodies started while it is open. `applied` settles once the body is done: its writes are then
+   * visible to the next body (so the write queue may start it: read-check-write stays exact);
+   * `durable` settles with the body's outcome once the transaction is committed and on disk. The
+   * bodies of concurrent writes thus share one commit and one fsync. `more` tells whether other
+   * writes are waiting to join (then the transaction stays open a moment longer for them).
+   */
+  transact<T>(body: () => Promise<T>, more?: () => boolean): { applied: Promise<void>, durable: Promise<T> }
+  /** Resolves once every batch written so far is on disk. */
+  flushed(): Promise<void>
   /**
    * A lazy walk over all documents. The engine calls `return()` when it stops early. A walk may
    * be left suspended for minutes (a slow HTTP client, an idle wire cursor): it must then hold no
@@ -17,6 +31,37 @@ export interface CollectionStorage {
    * not a snapshot (a document deleted meanwhile is skipped, one inserted meanwhile may be seen).
    */
   scan(): Iterator<Uint8Array, undefined>
+  /**
+   * The storage keys of the entries of index `index` whose entry key lies in `[start, end)`
+   * (byte order; see index-keys.ts), ascending or, with `reverse`, descending. Lazy, with the
+   * same rules as `scan` (no read transaction held between steps).
+   */
+  indexRange(index: string, range: IndexRange): Iterator<string, undefined>
+  /** Removes every entry of one index (dropped, or about to be rebuilt). */
+  clearIndex(index: string): Promise<void>
+}
+
+/** A byte range over index entry keys: `start` inclusive, `end` exclusive; absent is unbounded. */
+export interface IndexRange {
+  start?: Uint8Array | undefined
+  end?: Uint8Array | undefined
+  reverse?: boolean | undefined
+}
+
+/** One index entry: the index key's bytes and the storage key of its document. */
+export interface IndexEntry {
+  index: string
+  key: Uint8Array
+  docKey: string
+}
+
+export interface WriteBatch {
+  puts?: [key: string, bytes: Uint8Array][]
+  removes?: string[]
+  addEntries?: IndexEntry[]
+  removeEntries?: IndexEntry[]
+  /** New index definitions of the collection, written in the same transaction (a multikey flag). */
+  indexes?: StoredIndex[]
 }
 
 /** Index definitions as persisted, so unique indexes survive a restart. */
@@ -24,6 +69,10 @@ export interface StoredIndex {
   name: string
   key: Record<string, 1 | -1>
   unique: boolean
+  /** Some document has an array on an indexed path: ranges are not intersected, no sort by it. */
+  multikey?: boolean
+  /** The index's entries are in storage (absent on indexes from before entries were stored: rebuilt on load). */
+  built?: boolean
 }
 
 export interface Storage {

@@ -177,12 +177,12 @@ class GatedStorage extends MemoryStorage {
     return {
       get: (key) => inner.get(key),
       scan: () => inner.scan(),
-      remove: async (key) => {
-        await inner.remove(key)
-        await this.gate
-      },
-      put: async (key, bytes) => {
-        await inner.put(key, bytes)
+      indexRange: (index, range) => inner.indexRange(index, range),
+      clearIndex: (index) => inner.clearIndex(index),
+      flushed: () => inner.flushed(),
+      transact: (body, more) => inner.transact(body, more),
+      write: async (batch) => {
+        await inner.write(batch)
         await this.gate
       },
     }
@@ -190,7 +190,7 @@ class GatedStorage extends MemoryStorage {
 }
 
 describe('unique index lookups during a write', () => {
-  it('scans while storage holds a change the index does not yet reflect', async () => {
+  it('reads a change through the index while its write is not yet acknowledged', async () => {
     const storage = new GatedStorage()
     const db = new EmbeddedDb(storage, 'embedded')
     const coll = db.collection('moving')
