@@ -8,6 +8,7 @@ import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
 import type { Document, FindOptions } from './document.js'
+import type { ReadSettings } from './embedded-db.js'
 import { invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
@@ -54,11 +55,13 @@ export class EmbeddedCollection {
   readonly collectionName: string
   readonly #core: CollectionCore
   readonly #resolve: CollectionResolver
+  readonly #reads: ReadSettings | undefined
 
-  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver) {
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, reads?: ReadSettings) {
     this.collectionName = namespace.name
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
+    this.#reads = reads
   }
 
   /** The write queue: every write of this collection runs through it, in order. */
@@ -89,7 +92,7 @@ export class EmbeddedCollection {
 
   find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
     this.#core.assertOpen()
-    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline), options.maxTimeMS)
+    return new EmbeddedCursor((deadline) => readDocuments(this.#core, filter, options, deadline, this.#reads?.sortMemoryLimitBytes), options.maxTimeMS)
   }
 
   async countDocuments(filter: Document, options: { maxTimeMS?: number, skip?: number, limit?: number } = {}): Promise<number> {

@@ -7,6 +7,12 @@ import { closedError, invalidArgumentError } from './errors.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
 import { ID_INDEX } from './index-catalog.js'
 import type { Storage } from './persist/storage.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
+
+/** Settings of one engine that its reads follow (openEmbedded's options). */
+export interface ReadSettings {
+  sortMemoryLimitBytes: number
+}
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -15,6 +21,7 @@ interface Engine {
   /** The database `openEmbedded()` returns; its collections keep their plain storage names. */
   defaultName: string
   databases: Map<string, EmbeddedDb>
+  reads: ReadSettings
 }
 
 /** One entry of `listCollections`, as the server describes a plain collection (`nameOnly`: name and type). */
@@ -39,9 +46,9 @@ export class EmbeddedDb {
   readonly #engine: Engine
   readonly #collections = new Map<string, EmbeddedCollection>()
 
-  constructor(storage: Storage, databaseName: string, engine?: Engine) {
+  constructor(storage: Storage, databaseName: string, engine?: Engine, reads: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }) {
     this.databaseName = databaseName
-    this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map() }
+    this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map(), reads }
     this.#engine.databases.set(databaseName, this)
   }
 
@@ -62,7 +69,7 @@ export class EmbeddedDb {
     let found = this.#collections.get(name)
     if (!found) {
       const namespace = { db: this.databaseName, name, storageName: this.#storageName(name) }
-      found = new EmbeddedCollection(this.#engine.storage, namespace, () => this.#engine.open, (other) => this.#readAll(other))
+      found = new EmbeddedCollection(this.#engine.storage, namespace, () => this.#engine.open, (other) => this.#readAll(other), this.#engine.reads)
       this.#collections.set(name, found)
     }
     return found
