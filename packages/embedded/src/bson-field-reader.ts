@@ -1,4 +1,4 @@
-import { BSON } from 'mongodb'
+import { BSON, ObjectId } from 'mongodb'
 import type { Document } from './document.js'
 
 /** Scratch space to read a little-endian double without allocating. */
@@ -6,6 +6,8 @@ const SCRATCH = new Float64Array(1)
 const SCRATCH_BYTES = new Uint8Array(SCRATCH.buffer)
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const UTF8 = new TextDecoder('utf-8')
+/** bson's deserializer builds an ObjectId from the document's bytes at an offset; its typings omit that form. */
+const ObjectIdAt = ObjectId as unknown as new (bytes: Uint8Array, offset: number) => ObjectId
 
 /**
  * Reads chosen top-level fields straight from a document's BSON bytes, without decoding the rest:
@@ -133,6 +135,8 @@ function decodeValue(type: number, bytes: Uint8Array, elementStart: number, name
       return readDouble(bytes, valueStart)
     case 0x02:
       return UTF8.decode(bytes.subarray(valueStart + 4, valueStart + size - 1))
+    case 0x07:
+      return new ObjectIdAt(bytes, valueStart)
     case 0x08:
       return bytes[valueStart] === 1
     case 0x09: {
