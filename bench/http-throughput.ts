@@ -170,7 +170,7 @@ export async function benchThroughput(): Promise<void> {
     const wireUri = await startServer([WIRE_CLI, '--port', '0', '--path', join(work, 'wire-data')], {}, /^(mongodb:\/\/\S+)/)
     const urls = {
       map: await startBenchServer('./servers/map-baseline.ts'),
-      disk: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'disk' }),
+      disk: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'disk', BENCH_DATA_DIR: join(work, 'disk-data') }),
       wire: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'wire', BENCH_WIRE_URI: wireUri, BENCH_DB: 'ours' }),
       driver: await startBenchServer('./servers/driver-route.ts', { BENCH_WIRE_URI: wireUri, BENCH_DB: 'driver' }),
     }

@@ -1,6 +1,6 @@
 /**
  * Ours: the users router of the benchmark, from the built packages.
- * BENCH_MODE=disk (b): the embedded engine, durable, in a fresh directory.
+ * BENCH_MODE=disk (b): the embedded engine, durable, in BENCH_DATA_DIR (default: a fresh directory).
  * BENCH_MODE=wire (c): the official driver against the engine's wire server at BENCH_WIRE_URI,
  * database BENCH_DB.
  * `POST /__bench/index` creates the index on `age` through the collection API.
@@ -20,7 +20,8 @@ if (mode === 'wire') {
   await client.connect()
   db = client.db(process.env['BENCH_DB'] ?? 'ours') as unknown as DriverDb
 } else {
-  db = await openEmbedded({ path: mkdtempSync(join(tmpdir(), 'fmc-bench-disk-')) })
+  // In the benchmark's own directory (removed when it ends), or a fresh one when run alone.
+  db = await openEmbedded({ path: process.env['BENCH_DATA_DIR'] ?? mkdtempSync(join(tmpdir(), 'fmc-bench-disk-')) })
 }
 
 const fields = { name: Type.String(), email: Type.String(), age: Type.Integer(), city: Type.String(), created_at: Type.String() }
