@@ -1,130 +1,205 @@
 /**
- * Requests per second of the generated routes against a hand-written Fastify baseline doing the same
- * work over the same embedded engine (JSON schemas for validation and serialization, the collection
- * API called directly). Both servers run side by side in this process; rounds alternate between them
- * so machine noise hits both alike. We report medians and the ratio ours / baseline.
+ * The issue's five workloads over 10,000 users seeded through each system's create route, side by
+ * side in one run, with interleaved rounds (each round runs every system once, so machine noise
+ * hits them alike), against:
+ *  (a) a hand-written Fastify CRUD over an in-memory Map (servers/map-baseline.ts), not durable;
+ *  (b) ours on the embedded engine on disk, durable (servers/router-server.ts, BENCH_MODE=disk);
+ *  (c) ours through the official driver against the engine's wire server (BENCH_MODE=wire);
+ *  (d) a hand-written Fastify route calling the official driver against the same wire server
+ *      (servers/driver-route.ts).
+ * The lists run without an index, then with one on `age` (createIndex through the collection API);
+ * the writes run last, with the index. Every server runs in its own process pinned to one core
+ * (`taskset`), the wire server beside it; autocannon runs in a child pinned to the other core.
+ * Knobs: BENCH_SECONDS (per run, default 2), BENCH_ROUNDS (default 3), BENCH_USERS (default 10000),
+ * BENCH_CONNECTIONS (default 50).
  */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { generateUsers } from './gen-users.ts'
+import type { LoadConfig, LoadResult } from './load-generator.ts'
 
-import { openEmbedded } from '@fastify-mongo-crud/embedded'
-import autocannon from 'autocannon'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { CRUDRouter, createApp, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
-import { ObjectId } from 'mongodb'
-
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3)
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2)
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3)
-const DOCS = 2000
+const USERS = Number(process.env['BENCH_USERS'] ?? 10_000)
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
+const SEED_CONCURRENCY = 8
 
-const User = MongoModel('User', { name: Type.String(), email: Type.String(), password: Type.String(), age: Type.Integer() })
-const UserOut = MongoModelOut('UserOut', { name: Type.String(), email: Type.String(), age: Type.Integer() })
+/** Servers on one core, the load generator on the other; unpinned on a single-core machine. */
+const SERVER_CORE = '1'
+const LOAD_CORE = '0'
 
-async function buildOurs(db: Awaited<ReturnType<typeof openEmbedded>>): Promise<FastifyInstance> {
-  const app = await createApp({ title: 'bench', version: '1' })
-  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/users' })
-  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/by-email', identifierField: 'email' })
-  return app
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+const WIRE_CLI = fileURLToPath(new URL('../packages/embedded/dist/cli/main.js', import.meta.url))
+
+interface System {
+  key: 'map' | 'disk' | 'wire' | 'driver'
+  title: string
+  url: string
+  idsFile: string
 }
 
-/** What a careful developer writes by hand for the same routes. */
-async function buildBaseline(db: Awaited<ReturnType<typeof openEmbedded>>): Promise<FastifyInstance> {
-  const app = Fastify()
-  const users = db.collection('users')
-  await users.createIndex({ email: 1 }, { unique: true })
-  const out = { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, age: { type: 'integer' } } }
-  const toOut = (doc: Record<string, unknown>) => ({ ...doc, id: String(doc['_id']) })
-  app.get('/users/:id', { schema: { response: { 200: out, 400: { type: 'object', properties: { detail: { type: 'string' } } } } } }, async (request, reply) => {
-    const { id } = request.params as { id: string }
-    const doc = ObjectId.isValid(id) ? await users.findOne({ _id: new ObjectId(id) }) : null
-    if (doc === null) return reply.code(400).send({ detail: 'Document not found' })
-    return toOut(doc)
-  })
-  app.get('/by-email/:email', { schema: { response: { 200: out, 400: { type: 'object', properties: { detail: { type: 'string' } } } } } }, async (request, reply) => {
-    const { email } = request.params as { email: string }
-    const doc = await users.findOne({ email })
-    if (doc === null) return reply.code(400).send({ detail: 'Document not found' })
-    return toOut(doc)
-  })
-  app.get('/users', { schema: { response: { 200: { type: 'array', items: out } } } }, async (request) => {
-    const q = request.query as { limit?: string, filters?: string }
-    const filter = q.filters === undefined ? {} : JSON.parse(q.filters)
-    return (await users.find(filter, { limit: Number(q.limit ?? 20), sort: { age: 1, _id: 1 } }).toArray()).map(toOut)
-  })
-  app.post('/users', {
-    schema: {
-      body: { type: 'object', required: ['name', 'email', 'password', 'age'], additionalProperties: false, properties: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, age: { type: 'integer' } } },
-      response: { 201: out },
-    },
-  }, async (request, reply) => {
-    const doc = { ...(request.body as object) } as Record<string, unknown>
-    await users.insertOne(doc)
-    return reply.code(201).send(toOut(doc))
-  })
-  return app
+interface Workload {
+  key: string
+  title: string
+  load: Pick<LoadConfig, 'method' | 'path' | 'body'>
 }
 
-let created = 0
+const FILTER = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }))
+const GET_ONE: Workload = { key: 'get_one', title: 'GET one by id', load: { method: 'GET', path: '/users/{id}' } }
+const list = (index: string): Workload => ({ key: `list${index}`, title: `list \`limit=20&sort_by=age\`${index}`, load: { method: 'GET', path: '/users?skip=0&limit=20&sort_by=age' } })
+const filter = (index: string): Workload => ({ key: `filter${index}`, title: `list \`limit=20\`, filter \`age > 50\`${index}`, load: { method: 'GET', path: `/users?limit=20&filters=${FILTER}` } })
+const CREATE: Workload = { key: 'create', title: 'POST create (durable)', load: { method: 'POST', path: '/users', body: 'create' } }
+const PATCH: Workload = { key: 'patch', title: 'PATCH one field (durable)', load: { method: 'PATCH', path: '/users/{id}', body: 'patch' } }
 
-interface Scenario { name: string, request: (base: string, id: string) => autocannon.Options }
+const pinnable = await canPin()
 
-const scenarios: Scenario[] = [
-  { name: 'GET one', request: (url, id) => ({ url: `${url}/users/${id}` }) },
-  // Mid-collection, so a scan would walk about half of it: the unique index makes it a point read.
-  { name: 'GET one by unique field', request: (url) => ({ url: `${url}/by-email/${encodeURIComponent(`u${DOCS / 2}@x`)}` }) },
-  { name: 'GET list (filter, sort, limit 20)', request: (url) => ({ url: `${url}/users?limit=20&sort_by=age&filters=${encodeURIComponent('{"age":{"$gte":30}}')}` }) },
-  {
-    name: 'POST create',
-    // A fresh email per request, as `email` has a unique index.
-    request: (url) => ({
-      url: `${url}/users`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: 'n', email: `e${++created}@x`, password: 'p', age: 33 }) }) }],
-    }),
-  },
-]
+function pinned(core: string, command: string, args: string[]): [string, string[]] {
+  return pinnable ? ['taskset', ['-c', core, command, ...args]] : [command, args]
+}
 
-async function run(options: autocannon.Options): Promise<number> {
-  const result = await autocannon({ connections: 10, duration: SECONDS, ...options })
-  // A scenario answering errors would measure the error path: say so rather than report it.
-  if (result.non2xx > 0 || result.errors > 0) console.warn(`  ${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
-  return result.requests.average
+async function canPin(): Promise<boolean> {
+  const { availableParallelism } = await import('node:os')
+  if (availableParallelism() < 2) return false
+  return new Promise((resolve) => {
+    const probe = spawn('taskset', ['-c', SERVER_CORE, 'true'], { stdio: 'ignore' })
+    probe.on('error', () => resolve(false))
+    probe.on('exit', (code) => resolve(code === 0))
+  })
+}
+
+const children: ChildProcess[] = []
+
+/** Starts a server pinned to the server core and waits for the first line matching `ready`. */
+function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+  const [command, argv] = pinned(SERVER_CORE, process.execPath, args)
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before it was ready`)))
+    const lines = createInterface({ input: child.stdout! })
+    lines.on('line', (line) => {
+      const found = ready.exec(line)
+      if (found) resolve(found[1]!)
+    })
+  })
+}
+
+const startBenchServer = (script: string, env: Record<string, string> = {}) => startServer(['--import', 'tsx', here(script)], env, /^LISTENING (\S+)/)
+
+/** POSTs every user through the create route, a few at a time, and writes the ids it answered. */
+async function seed(url: string, file: string): Promise<void> {
+  const users = generateUsers(USERS)
+  const ids: string[] = new Array(users.length)
+  let next = 0
+  async function worker(): Promise<void> {
+    while (next < users.length) {
+      const i = next++
+      const response = await fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(users[i]) })
+      const body = (await response.json()) as { id?: string }
+      if (response.status !== 201 || typeof body.id !== 'string') throw new Error(`seeding ${url}: ${response.status} ${JSON.stringify(body)}`)
+      ids[i] = body.id
+    }
+  }
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker))
+  writeFileSync(file, `${ids.join('\n')}\n`)
+}
+
+/** One load run from a child pinned to the load core. */
+function runLoad(system: System, workload: Workload, runTag: string): Promise<LoadResult> {
+  const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...workload.load }
+  const [command, argv] = pinned(LOAD_CORE, process.execPath, ['--import', 'tsx', here('./load-generator.ts'), JSON.stringify(config)])
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk
+    })
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`))
+      const result = JSON.parse(out.trim().split('\n').pop()!) as LoadResult
+      // A run answering errors would measure the error path: say so rather than report it silently.
+      if (result.non2xx > 0 || result.errors > 0) console.warn(`  ${system.key} ${workload.key}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      resolve(result)
+    })
+  })
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
-export async function benchThroughput(): Promise<void> {
-  const ourDb = await openEmbedded()
-  const baseDb = await openEmbedded()
-  let firstId = ''
-  for (const db of [ourDb, baseDb]) {
-    const users = db.collection('users')
-    for (let i = 0; i < DOCS; i++) {
-      const { insertedId } = await users.insertOne({ name: `user ${i}`, email: `u${i}@x`, password: 'p', age: i % 80 })
-      if (i === 0 && db === ourDb) firstId = String(insertedId)
-    }
+/** Every system once per round, rounds interleaved; medians per system. */
+async function measure(systems: System[], workload: Workload, results: Map<string, Map<string, number>>): Promise<void> {
+  const runs = new Map<string, number[]>(systems.map((system) => [system.key, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const system of systems) runs.get(system.key)!.push((await runLoad(system, workload, `${workload.key}-${round}`)).requestsPerSecond)
   }
-  const baseFirst = String((await baseDb.collection('users').findOne({ email: 'u0@x' }))?.['_id'])
-  const ours = await buildOurs(ourDb)
-  const baseline = await buildBaseline(baseDb)
-  const ourUrl = await ours.listen({ port: 0, host: '127.0.0.1' })
-  const baseUrl = await baseline.listen({ port: 0, host: '127.0.0.1' })
-
-  console.log(`\n## Throughput: ${ROUNDS} alternating rounds of ${SECONDS}s, 10 connections, ${DOCS} documents`)
-  console.log('| scenario | fastify-mongo-crud req/s (median) | hand-written baseline req/s (median) | ratio |')
-  console.log('|---|---|---|---|')
-  for (const scenario of scenarios) {
-    const mine: number[] = []
-    const theirs: number[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      mine.push(await run(scenario.request(ourUrl, firstId)))
-      theirs.push(await run(scenario.request(baseUrl, baseFirst)))
-    }
-    const m = median(mine)
-    const b = median(theirs)
-    console.log(`| ${scenario.name} | ${m.toFixed(0)} | ${b.toFixed(0)} | ${(m / b).toFixed(2)} |`)
-  }
-  await ours.close()
-  await baseline.close()
-  await ourDb.close()
-  await baseDb.close()
+  const medians = new Map([...runs].map(([key, values]) => [key, median(values)]))
+  results.set(workload.key, medians)
+  console.log(`  ${workload.title}: ${[...medians].map(([key, value]) => `${key} ${value.toFixed(0)}`).join(', ')} req/s`)
 }
+
+const rate = (value: number) => (value >= 10_000 ? `${(value / 1000).toFixed(1)}k` : value >= 1000 ? `${(value / 1000).toFixed(2)}k` : value.toFixed(0))
+const times = (value: number) => `${value.toFixed(value >= 10 ? 1 : 2)}×`
+
+function printTables(systems: System[], workloads: Workload[], results: Map<string, Map<string, number>>): void {
+  console.log(`\n## Throughput: ${USERS} users seeded through the create route, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections${pinnable ? ', servers pinned to one core, autocannon to the other' : ' (not pinned: fewer than 2 cores or no taskset)'}`)
+  console.log('Ratios against the Map baseline (median req/s in brackets).\n')
+  console.log(`| workload | ${systems.map((s) => s.title).join(' | ')} |`)
+  console.log(`|---|${systems.map(() => '---:').join('|')}|`)
+  for (const workload of workloads) {
+    const row = results.get(workload.key)!
+    const base = row.get('map')!
+    console.log(`| ${workload.title} | ${systems.map((s) => `${times(row.get(s.key)! / base)} (${rate(row.get(s.key)!)} req/s)`).join(' | ')} |`)
+  }
+  console.log('\nThrough the driver and the wire server: against ours in process, and against the hand-written driver route.\n')
+  console.log('| workload | ours wire / ours on disk | ours wire / hand-written driver route |')
+  console.log('|---|---:|---:|')
+  for (const workload of workloads) {
+    const row = results.get(workload.key)!
+    console.log(`| ${workload.title} | ${times(row.get('wire')! / row.get('disk')!)} | ${times(row.get('wire')! / row.get('driver')!)} |`)
+  }
+}
+
+export async function benchThroughput(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'fmc-bench-'))
+  try {
+    console.log(`\n## Setting up: 4 servers, ${USERS} users each through the create route`)
+    const wireUri = await startServer([WIRE_CLI, '--port', '0', '--path', join(work, 'wire-data')], {}, /^(mongodb:\/\/\S+)/)
+    const urls = {
+      map: await startBenchServer('./servers/map-baseline.ts'),
+      disk: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'disk', BENCH_DATA_DIR: join(work, 'disk-data') }),
+      wire: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'wire', BENCH_WIRE_URI: wireUri, BENCH_DB: 'ours' }),
+      driver: await startBenchServer('./servers/driver-route.ts', { BENCH_WIRE_URI: wireUri, BENCH_DB: 'driver' }),
+    }
+    const titles = { map: 'Map baseline', disk: 'ours, engine on disk', wire: 'ours through the driver and the wire server', driver: 'hand-written driver route, same wire server' }
+    const systems: System[] = []
+    for (const key of ['map', 'disk', 'wire', 'driver'] as const) {
+      const started = performance.now()
+      const idsFile = join(work, `${key}-ids.txt`)
+      await seed(urls[key], idsFile)
+      console.log(`  seeded ${key} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      systems.push({ key, title: titles[key], url: urls[key], idsFile })
+    }
+    const results = new Map<string, Map<string, number>>()
+    const workloads: Workload[] = [GET_ONE, list(''), filter('')]
+    console.log('\n## Measuring (reads without an index on age)')
+    for (const workload of workloads) await measure(systems, workload, results)
+    for (const system of systems) {
+      const response = await fetch(`${system.url}/__bench/index`, { method: 'POST' })
+      if (!response.ok) throw new Error(`createIndex on ${system.key}: ${response.status} ${await response.text()}`)
+    }
+    console.log('## Measuring (with an index on age; writes last)')
+    const indexed = [list(', index on age'), filter(', index on age'), CREATE, PATCH]
+    for (const workload of indexed) await measure(systems, workload, results)
+    printTables(systems, [GET_ONE, workloads[1]!, indexed[0]!, workloads[2]!, indexed[1]!, CREATE, PATCH], results)
+  } finally {
+    // Only the children this benchmark started, by their own handles.
+    for (const child of children.reverse()) child.kill('SIGTERM')
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchThroughput()

@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark, each reporting ratios against a baseline run side by side.
  * Numbers are medians; these machines are noisy, so compare ratios, not absolute values.
+ * BENCH_SECONDS / BENCH_ROUNDS / BENCH_USERS tune the throughput run (http-throughput.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'

@@ -133,7 +133,7 @@ function runMingo(stages: Document[], docs: Iterable<Document>, options: Documen
 }
 
 function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined): Document[] {
-  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, collation?.compareValues)
+  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, { order: collation?.compareValues })
   for (const doc of docs) collector.add(doc)
   return collector.result()
 }

@@ -128,7 +128,7 @@ export class CollectionCore {
     const scan = scanDocuments(this.storage, plan?.keys, matches, startDeadline(maxTimeMS))
     let value: Document | undefined
     if (sorting && plan?.sorted !== true) {
-      const collector = new SortedCollector(sorting, 1, collation?.compareValues)
+      const collector = new SortedCollector(sorting, 1, { order: collation?.compareValues })
       for (const doc of scan) collector.add(doc)
       value = collector.result()[0]
     } else {

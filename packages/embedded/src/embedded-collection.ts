@@ -10,6 +10,7 @@ import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import { distinctValues } from './distinct-values.js'
 import type { CollationOptions, Document, FindOptions } from './document.js'
+import type { ReadSettings } from './embedded-db.js'
 import { commandNotSupportedOnViewError, invalidArgumentError } from './errors.js'
 import { ID_INDEX } from './index-catalog.js'
 import { bindVariables, resolveLet } from './let-variables.js'
@@ -80,6 +81,7 @@ export class EmbeddedCollection {
   readonly #resolve: CollectionResolver
   readonly #output: OutputResolver
   readonly #view: ViewAccess
+  readonly #reads: ReadSettings | undefined
 
   /** The write primitives of a collection, for engine code only (an aggregation's `$out` and `$merge`). */
   static coreOf: (collection: EmbeddedCollection) => CollectionCore
@@ -87,12 +89,13 @@ export class EmbeddedCollection {
     EmbeddedCollection.coreOf = (collection) => collection.#core
   }
 
-  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess) {
+  constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess, reads?: ReadSettings) {
     this.collectionName = namespace.name
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
     this.#output = output
     this.#view = view
+    this.#reads = reads
   }
 
   /** Views are read-only: every write (and index operation) on one fails with 166, as on the server. */
@@ -139,7 +142,7 @@ export class EmbeddedCollection {
       // yields the documents in sort order, the read needs no sort of its own.
       const plan = this.#core.plan(filter, { sort: toFindSort(options.sort), collation: options.collation })
       const source = { storage: this.#core.storage, pointKeys: () => plan?.keys }
-      return readDocuments(source, bindVariables(filter, resolveLet(options.let, 'find')), plan?.sorted ? withoutSort(options) : options, deadline)
+      return readDocuments(source, bindVariables(filter, resolveLet(options.let, 'find')), plan?.sorted ? withoutSort(options) : options, deadline, this.#reads?.sortMemoryLimitBytes)
     }, options.maxTimeMS)
   }
 

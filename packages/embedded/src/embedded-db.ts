@@ -13,7 +13,13 @@ import { resolveLet } from './let-variables.js'
 import { withLocalSessions } from './local-sessions.js'
 import type { OutputTarget } from './output-target.js'
 import type { Storage } from './persist/storage.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
 import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './views.js'
+
+/** Settings of one engine that its reads follow (openEmbedded's options). */
+export interface ReadSettings {
+  sortMemoryLimitBytes: number
+}
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -22,6 +28,7 @@ interface Engine {
   /** The database `openEmbedded()` returns; its collections keep their plain storage names. */
   defaultName: string
   databases: Map<string, EmbeddedDb>
+  reads: ReadSettings
 }
 
 /** One entry of `listCollections`, as the server describes a plain collection (`nameOnly`: name and type). */
@@ -47,9 +54,9 @@ export class EmbeddedDb {
   readonly #collections = new Map<string, EmbeddedCollection>()
   readonly #views: ViewCatalog
 
-  constructor(storage: Storage, databaseName: string, engine?: Engine) {
+  constructor(storage: Storage, databaseName: string, engine?: Engine, reads: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }) {
     this.databaseName = databaseName
-    this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map() }
+    this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map(), reads }
     this.#engine.databases.set(databaseName, this)
     this.#views = new ViewCatalog(databaseName, () => this.#engine.storage.collection(this.#storageName(VIEWS_COLLECTION)))
   }
@@ -78,6 +85,7 @@ export class EmbeddedDb {
         (other) => this.#readAll(other),
         (db, coll) => this.#outputTarget(db, coll),
         { definition: () => this.#views.get(name), source: (viewOn) => this.collection(viewOn) },
+        this.#engine.reads,
       )
       this.#collections.set(name, found)
     }

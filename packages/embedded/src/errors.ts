@@ -108,6 +108,15 @@ export function letReadsFieldError() {
   return serverError(4890500, 'Location4890500', 'Command let Expression tried to access a field, but this is not allowed becauseCommand let Expressions run before the query examines any documents.')
 }
 
+/**
+ * A sort without an index needs more memory than its limit (sort-memory-limit.ts): the server's
+ * 292 QueryExceededMemoryLimitNoDiskUseAllowed, with its message. The engine has no external sort,
+ * so `allowDiskUse` would not help: add an index on the sort field, a limit, or a narrower filter.
+ */
+export function sortMemoryExceededError(limitBytes: number) {
+  return serverError(292, 'QueryExceededMemoryLimitNoDiskUseAllowed', `Sort exceeded memory limit of ${limitBytes} bytes, but did not opt in to external sorting.`)
+}
+
 /** Client-side argument errors: the driver throws these before anything reaches the server. */
 export function invalidArgumentError(message: string) {
   return new MongoInvalidArgumentError(message)

@@ -1,6 +1,7 @@
 import { EmbeddedDb } from './embedded-db.js'
 import { LmdbStorage } from './persist/lmdb-storage.js'
 import { MemoryStorage } from './persist/memory-storage.js'
+import { toSortMemoryLimit } from './sort-memory-limit.js'
 
 export { EmbeddedCollection } from './embedded-collection.js'
 export { EmbeddedDb } from './embedded-db.js'
@@ -8,6 +9,12 @@ export { EmbeddedDb } from './embedded-db.js'
 export interface EmbeddedOptions {
   /** A directory for durable storage (created if missing). Without it, data lives in memory. */
   path?: string
+  /**
+   * The memory, in bytes of BSON, that one sort without an index may hold (default 100 MB, as
+   * MongoDB's). An unbounded sort holds every match; past this, the query fails with code 292
+   * QueryExceededMemoryLimitNoDiskUseAllowed. `Infinity` lifts the limit.
+   */
+  sortMemoryLimitBytes?: number
 }
 
 /** Database name used in namespaces and error messages (`embedded.<collection>`). */
@@ -15,6 +22,8 @@ const DATABASE_NAME = 'embedded'
 
 /** Opens the embedded engine: in memory, or durable on disk under `options.path`. */
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedDb> {
+  // Validated before the directory is opened (and locked).
+  const sortMemoryLimitBytes = toSortMemoryLimit(options.sortMemoryLimitBytes)
   const storage = options.path === undefined ? new MemoryStorage() : new LmdbStorage(options.path)
-  return new EmbeddedDb(storage, DATABASE_NAME)
+  return new EmbeddedDb(storage, DATABASE_NAME, undefined, { sortMemoryLimitBytes })
 }

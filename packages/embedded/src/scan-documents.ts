@@ -1,28 +1,49 @@
 import { decodeDocument } from './bson-codec.js'
+import type { BsonFieldReader } from './bson-field-reader.js'
 import type { Matcher } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import type { Document } from './document.js'
 import type { CollectionStorage } from './persist/storage.js'
 
 /**
- * Lazily yields the stored documents matching `matches`, decoding one at a time, so memory
- * does not grow with the collection. With `keys` (from the planner: the filter pins `_id` or
- * an index narrows it) it reads only those documents instead of walking the collection.
+ * A stored document a scan matched: its BSON bytes, and `doc`, which holds at least the fields
+ * the scan's reader asked for (`whole`: the document decoded in full).
  */
-export function* scanDocuments(
+export interface StoredDocument {
+  bytes: Uint8Array
+  doc: Document
+  whole: boolean
+}
+
+/** The document in full: decoded now unless the scan already had to. */
+export function decodeStored(found: StoredDocument): Document {
+  return found.whole ? found.doc : decodeDocument(found.bytes)
+}
+
+/**
+ * Lazily yields the stored documents matching `matches`, one at a time, so memory does not grow
+ * with the collection. With `keys` (from the planner: the filter pins `_id` or an index narrows
+ * it) it reads only those documents instead of walking the collection.
+ *
+ * With a `reader` (fields-to-read.ts), `matches` runs on the fields the reader takes straight
+ * from the bytes, and nothing is decoded in full here: the caller decodes only what it returns.
+ * Without one, each document is decoded in full to be matched.
+ */
+export function* scanStored(
   storage: CollectionStorage,
   keys: Iterable<string> | undefined,
   matches: Matcher,
-  deadline: Deadline
-): Generator<Document, undefined> {
+  deadline: Deadline,
+  reader: BsonFieldReader | undefined
+): Generator<StoredDocument, undefined> {
   if (keys) {
     for (const key of keys) {
       // An index walk can be long too (a sorted walk past many non-matches).
       deadline.tick()
       const bytes = storage.get(key)
       if (bytes === undefined) continue
-      const doc = decodeDocument(bytes)
-      if (matches(doc)) yield doc
+      const found = inspect(bytes, matches, reader)
+      if (found) yield found
     }
     return undefined
   }
@@ -30,11 +51,40 @@ export function* scanDocuments(
   try {
     for (let next = walk.next(); !next.done; next = walk.next()) {
       deadline.tick()
-      const doc = decodeDocument(next.value)
-      if (matches(doc)) yield doc
+      const found = inspect(next.value, matches, reader)
+      if (found) yield found
     }
   } finally {
     walk.return?.()
   }
+  return undefined
+}
+
+let examinedCount = 0
+
+/**
+ * Stored documents a scan has examined (read from storage and matched) since the process started,
+ * decoded in full or not. Lets tests prove that an index narrows what a read looks at.
+ */
+export function documentsExamined(): number {
+  return examinedCount
+}
+
+function inspect(bytes: Uint8Array, matches: Matcher, reader: BsonFieldReader | undefined): StoredDocument | undefined {
+  examinedCount++
+  const whole = reader === undefined
+  const doc = whole ? decodeDocument(bytes) : reader.read(bytes)
+  return matches(doc) ? { bytes, doc, whole } : undefined
+}
+
+/** scanStored, each match decoded in full: for callers that need every matching document. */
+export function* scanDocuments(
+  storage: CollectionStorage,
+  keys: Iterable<string> | undefined,
+  matches: Matcher,
+  deadline: Deadline,
+  reader?: BsonFieldReader
+): Generator<Document, undefined> {
+  for (const found of scanStored(storage, keys, matches, deadline, reader)) yield decodeStored(found)
   return undefined
 }

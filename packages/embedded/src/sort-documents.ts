@@ -1,17 +1,26 @@
 import { compareBson } from './bson-order.js'
 import { checkFieldPath } from './check-field-path.js'
 import type { Document } from './document.js'
+import { SortMemoryLimit } from './sort-memory-limit.js'
 
 export type SortSpec = Record<string, 1 | -1>
-
-export type ValueOrder = (a: unknown, b: unknown) => number
 
 /** An empty array sorts below null and missing, in both directions (server semantics). */
 const EMPTY_ARRAY = Object.freeze({ _bsontype: 'MinKey' })
 
-interface Entry {
+export type ValueOrder = (a: unknown, b: unknown) => number
+
+interface Entry<T> {
   keys: unknown[]
-  doc: Document
+  value: T
+  size: number
+}
+
+export interface SortedCollectorOptions {
+  /** The bytes the collector may hold (sort-memory-limit.ts); unlimited when absent. */
+  memoryLimitBytes?: number | undefined
+  /** Compares two values: BSON order (the default), or BSON order with a collation's strings (collation.ts). */
+  order?: ValueOrder | undefined
 }
 
 /**
@@ -21,34 +30,42 @@ interface Entry {
  * earlier than the last one kept can never make the top `keep` (ties keep scan order), so it
  * is dropped on arrival. Array.sort is stable, so ties keep scan order, as they do in the buffer.
  */
-export class SortedCollector {
+export class SortedCollector<T = Document> {
   readonly #fields: [string[], 1 | -1][]
   readonly #keep: number
+  readonly #memory: SortMemoryLimit | undefined
   readonly #order: ValueOrder
-  #entries: Entry[] = []
+  #entries: Entry<T>[] = []
   /** The last entry kept by the latest cut, once the buffer has been cut to `keep`. */
-  #cutoff: Entry | undefined
+  #cutoff: Entry<T> | undefined
 
-  /** `order` compares two values: BSON order, or BSON order with a collation's strings (collation.ts). */
-  constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY, order: ValueOrder = compareBson) {
+  constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY, options: SortedCollectorOptions = {}) {
     this.#fields = Object.entries(sort).map(([path, dir]) => {
       checkFieldPath(path)
       return [path.split('.'), dir === -1 ? -1 : 1]
     })
     this.#keep = keep
-    this.#order = order
+    this.#memory = options.memoryLimitBytes === undefined ? undefined : new SortMemoryLimit(options.memoryLimitBytes)
+    this.#order = options.order ?? compareBson
   }
 
-  add(doc: Document): void {
-    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order)), doc }
+  /**
+   * Adds one document, sorted by the fields of `doc`, which needs to hold only the first segment
+   * of each sort path (bson-field-reader.ts). What the result hands back is `value` (by default
+   * `doc` itself), e.g. the document's BSON bytes to decode only if it makes the cut; `size` is
+   * what it holds in memory, charged to the memory limit.
+   */
+  add(doc: Document, value: T = doc as T, size = 0): void {
+    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order)), value, size }
     if (this.#cutoff !== undefined && this.#compare(entry, this.#cutoff) >= 0) return
     this.#entries.push(entry)
+    this.#memory?.charge(size)
     if (this.#entries.length >= 2 * this.#keep) this.#compact()
   }
 
-  result(): Document[] {
+  result(): T[] {
     this.#compact()
-    return this.#entries.map((entry) => entry.doc)
+    return this.#entries.map((entry) => entry.value)
   }
 
   #compact(): void {
@@ -56,10 +73,11 @@ export class SortedCollector {
     if (this.#entries.length >= this.#keep) {
       this.#entries.length = this.#keep
       this.#cutoff = this.#entries[this.#keep - 1]
+      if (this.#memory) this.#memory.reset(this.#entries.reduce((sum, entry) => sum + entry.size, 0))
     }
   }
 
-  #compare(a: Entry, b: Entry): number {
+  #compare(a: Entry<T>, b: Entry<T>): number {
     for (let i = 0; i < this.#fields.length; i++) {
       const order = this.#order(a.keys[i], b.keys[i])
       if (order !== 0) return order * this.#fields[i]![1]

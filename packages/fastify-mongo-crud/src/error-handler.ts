@@ -13,6 +13,7 @@ type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
 }
 
 const QUERY_TIMED_OUT = 'The query exceeded its time limit (maxTimeMS)'
+const SORT_TOO_LARGE = 'The list is too large to sort without an index on its sort field (the database refused the memory it needs): send a limit, narrower filters, or sort by an indexed field'
 
 /**
  * Every error leaves as `{ "detail": ... }`: documented failures with their status, bad input as 4xx
@@ -28,6 +29,10 @@ function describeError(error: HandledError): { status: number, detail: string | 
   if (error instanceof HTTPException) return { status: error.statusCode, detail: error.detail }
   // Past `maxTimeMS` the database gave up, not the client: retrying later may succeed.
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_TIMEOUT') return { status: 503, detail: QUERY_TIMED_OUT }
+  // The same request fails the same way however often it is retried, and the client can change it so
+  // that it succeeds (a limit keeps only the top of the sort): a 4xx, like the other limits a request
+  // can exceed, with the query-parameter status of this router.
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_SORT_MEMORY') return { status: 422, detail: SORT_TOO_LARGE }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {

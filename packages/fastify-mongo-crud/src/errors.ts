@@ -75,10 +75,11 @@ export const outOfScope = () =>
 export const tooLarge = () =>
   new HTTPException(422, 'Document would exceed the 16 MB document size limit', 'FMC_ERR_TOO_LARGE')
 
-export type StoreErrorCode = 'FMC_ERR_STORE_DUPLICATE' | 'FMC_ERR_STORE_TOO_LARGE' | 'FMC_ERR_STORE_TIMEOUT'
+export type StoreErrorCode = 'FMC_ERR_STORE_DUPLICATE' | 'FMC_ERR_STORE_TOO_LARGE' | 'FMC_ERR_STORE_TIMEOUT' | 'FMC_ERR_STORE_SORT_MEMORY'
 
 /**
- * A storage failure the routes answer on purpose (duplicate key, oversized document, time limit).
+ * A storage failure the routes answer on purpose (duplicate key, oversized document, time limit,
+ * a sort without an index past the database's memory limit).
  * The store raises it from the engine's own error, kept as `cause`; anything else stays a 500.
  */
 export class StoreError extends Error {

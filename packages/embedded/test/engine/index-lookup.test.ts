@@ -114,8 +114,10 @@ for (const kind of ENGINES) {
 
     it('still scans for null, which also matches a missing field', async () => {
       const start = documentsDecoded()
+      // Found only by a scan: the index holds no key for a document without the field.
       assert.deepEqual(idsOf(await indexed.find({ email: null }).toArray()), [4])
-      assert.equal(documentsDecoded() - start, DOCS.length)
+      // The scan reads `email` straight from each document's bytes: only the match is decoded.
+      assert.equal(documentsDecoded() - start, 1)
     })
 
     it('follows updates, replacements and deletes that change the indexed value', async () => {

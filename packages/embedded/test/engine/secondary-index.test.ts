@@ -3,10 +3,10 @@ import { rm } from 'node:fs/promises'
 import { before, describe, it } from 'node:test'
 import { open } from 'lmdb'
 import { Binary, MaxKey, MinKey, ObjectId, Timestamp } from 'mongodb'
-import { documentsDecoded } from '../../src/bson-codec.ts'
 import type { Document, FindOptions } from '../../src/document.ts'
 import type { EmbeddedCollection } from '../../src/embedded-collection.ts'
 import { openEmbedded } from '../../src/open-embedded.ts'
+import { documentsExamined } from '../../src/scan-documents.ts'
 import { ENGINES, makeTempDir, useEngine } from './engines.ts'
 
 const COUNT = 200
@@ -20,11 +20,11 @@ function idsOf(docs: Document[]): unknown[] {
   return docs.map((doc) => doc['_id'])
 }
 
-/** Runs `read` and returns its answer with the number of documents it decoded. */
+/** Runs `read` and returns its answer with the number of stored documents it examined. */
 async function counted(read: () => Promise<Document[]>): Promise<{ docs: Document[], decoded: number }> {
-  const start = documentsDecoded()
+  const start = documentsExamined()
   const docs = await read()
-  return { docs, decoded: documentsDecoded() - start }
+  return { docs, decoded: documentsExamined() - start }
 }
 
 async function fill(coll: EmbeddedCollection, count: number, make: (i: number) => Document): Promise<void> {

@@ -5,6 +5,8 @@ import type { Document, DriverCursor } from './driver-db.js'
 const DUPLICATE_KEY = 11000
 const TOO_LARGE = new Set([10334, 17419, 17420, 2])
 const TIME_LIMIT = 50
+/** QueryExceededMemoryLimitNoDiskUseAllowed: a sort without an index past the server's (or engine's) memory limit. */
+const SORT_MEMORY = 292
 
 export function mapDriverError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error
@@ -12,6 +14,7 @@ export function mapDriverError(error: unknown): unknown {
   const message = (error as { message?: unknown }).message
   if (code === DUPLICATE_KEY) return new StoreError('FMC_ERR_STORE_DUPLICATE', 'Duplicate key', { cause: error })
   if (code === TIME_LIMIT) return new StoreError('FMC_ERR_STORE_TIMEOUT', 'Query exceeded its time limit', { cause: error })
+  if (code === SORT_MEMORY) return new StoreError('FMC_ERR_STORE_SORT_MEMORY', 'Sort exceeded the memory limit', { cause: error })
   // Code 2 (BadValue) is also used for other things: only a size complaint counts as too large.
   if (typeof code === 'number' && TOO_LARGE.has(code) && (code !== 2 || /too large|size/i.test(String(message)))) {
     return new StoreError('FMC_ERR_STORE_TOO_LARGE', 'Document too large', { cause: error })

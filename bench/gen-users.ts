@@ -1,0 +1,47 @@
+/**
+ * The benchmark's users: the same shape and value ranges as the anchor harness's data set
+ * (../shared/bench/lib/gen-users.mjs): name, email, age 18..80, city, created_at. Deterministic for a
+ * seed, so every system is seeded with the same documents.
+ */
+export interface BenchUser {
+  name: string
+  email: string
+  age: number
+  city: string
+  created_at: string
+}
+
+const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Ken', 'Dennis', 'Barbara', 'Edsger', 'Donald', 'Margaret']
+const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Thompson', 'Ritchie', 'Liskov', 'Dijkstra', 'Knuth', 'Hamilton']
+export const CITIES = ['Paris', 'Berlin', 'Madrid', 'Rome', 'Lisbon', 'Vienna', 'Prague', 'Warsaw', 'Oslo', 'Helsinki']
+
+/** A small, seedable PRNG (mulberry32): numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export function generateUsers(count: number, seed = 42): BenchUser[] {
+  const random = seededRandom(seed)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
+  const start = Date.UTC(2020, 0, 1)
+  const users: BenchUser[] = []
+  for (let i = 1; i <= count; i++) {
+    const first = pick(FIRST)
+    const last = pick(LAST)
+    users.push({
+      name: `${first} ${last}`,
+      email: `${first}.${last}${i}@example.com`.toLowerCase(),
+      age: 18 + Math.floor(random() * 63),
+      city: pick(CITIES),
+      created_at: new Date(start + i * 3_600_000 + Math.floor(random() * 3_600_000)).toISOString(),
+    })
+  }
+  return users
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
+import { MongoClient } from 'mongodb'
+import { buildApp, type TestApp } from '../harness/app.ts'
+import { expectDetail } from '../harness/expect.ts'
+import { User } from '../harness/models.ts'
+import { getJson } from '../harness/seed.ts'
+import type { StoreMode } from '../harness/stores.ts'
+
+/**
+ * A list sorted on a field without an index, whose matches need more memory than the database allows
+ * one sort (the engine's `sortMemoryLimitBytes`, MongoDB's 100 MB; code 292), answers 422 with a detail
+ * that says what to change: retried unchanged it fails the same way, and a limit, narrower filters or an
+ * index make it succeed.
+ */
+const SORT_TOO_LARGE = 'The list is too large to sort without an index on its sort field (the database refused the memory it needs): send a limit, narrower filters, or sort by an indexed field'
+
+/** 10 kB: 60 users of about 400 bytes each do not fit, a page of 10 does. */
+const LIMIT = 10_000
+const USERS = 60
+
+const modes: StoreMode[] = [
+  {
+    name: 'embedded-memory',
+    async open() {
+      const db = await openEmbedded({ sortMemoryLimitBytes: LIMIT })
+      return { db, close: () => db.close() }
+    },
+  },
+  {
+    name: 'embedded-disk',
+    async open() {
+      const dir = await mkdtemp(join(tmpdir(), 'fmc-sort-memory-'))
+      const db = await openEmbedded({ path: dir, sortMemoryLimitBytes: LIMIT })
+      return {
+        db,
+        async close() {
+          await db.close()
+          await rm(dir, { recursive: true, force: true })
+        },
+      }
+    },
+  },
+  {
+    name: 'driver-wire',
+    async open() {
+      const engine = await openEmbedded({ sortMemoryLimitBytes: LIMIT })
+      const server = await startWireServer(engine)
+      const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 60_000 })
+      await client.connect()
+      return {
+        db: client.db('test'),
+        async close() {
+          await client.close()
+          await server.close()
+          await engine.close()
+        },
+      }
+    },
+  },
+]
+
+for (const mode of modes) {
+  describe(`a sort past the database's memory limit [${mode.name}]`, () => {
+    let t: TestApp
+    before(async () => {
+      t = await buildApp(mode, { model: User, collectionName: 'users', prefix: '/users' })
+      const users = t.store.db.collection('users')
+      for (let i = 0; i < USERS; i++) await users.insertOne({ name: `user ${i} ${'x'.repeat(300)}`, email: `u${i}@x`, password: 'p', age: i % 40 })
+    })
+    after(() => t.close())
+
+    for (const url of ['/users?sort_by=age', '/users?sort_by=age&order_by=DESC&limit=5000']) {
+      it(`answers ${url} (streamed) with 422 and what to change`, async () => {
+        expectDetail(await t.app.inject({ method: 'GET', url }), 422, SORT_TOO_LARGE)
+      })
+    }
+
+    it('answers a page with a limit: only its top is held', async () => {
+      const page = await getJson(t.app, '/users?sort_by=age&limit=10')
+      assert.deepEqual(page.map((user: { age: number }) => user.age), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    })
+
+    it('streams the unsorted list, whatever its size', async () => {
+      assert.equal((await getJson(t.app, '/users')).length, USERS)
+    })
+  })
+}
