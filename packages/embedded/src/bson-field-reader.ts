@@ -6,8 +6,6 @@ const SCRATCH = new Float64Array(1)
 const SCRATCH_BYTES = new Uint8Array(SCRATCH.buffer)
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const UTF8 = new TextDecoder('utf-8')
-/** bson's deserializer builds an ObjectId from the document's bytes at an offset; its typings omit that form. */
-const ObjectIdAt = ObjectId as unknown as new (bytes: Uint8Array, offset: number) => ObjectId
 
 /**
  * Reads chosen top-level fields straight from a document's BSON bytes, without decoding the rest:
@@ -136,7 +134,9 @@ function decodeValue(type: number, bytes: Uint8Array, elementStart: number, name
     case 0x02:
       return UTF8.decode(bytes.subarray(valueStart + 4, valueStart + size - 1))
     case 0x07:
-      return new ObjectIdAt(bytes, valueStart)
+      // A copy of the 12 bytes: bson 6 (the peer range) has no (buffer, offset) constructor, and the
+      // stored bytes may be reused by the storage after the scan moves on.
+      return new ObjectId(bytes.slice(valueStart, valueStart + 12))
     case 0x08:
       return bytes[valueStart] === 1
     case 0x09: {
