@@ -41,7 +41,8 @@ export function compareBson(a: unknown, b: unknown, strings: StringOrder = compa
 
 export type StringOrder = (a: string, b: string) => number
 
-const Rank = {
+/** Each type's place in the order (index-keys.ts turns it into its key byte). */
+export const Rank = {
   MinKey: 1,
   Null: 2,
   Number: 3,
@@ -71,7 +72,8 @@ const RANK_BY_BSON_TYPE: Record<string, number> = {
   BSONRegExp: Rank.RegExp,
 }
 
-function rankOf(value: unknown): number {
+/** A value's type rank in the BSON order; missing (undefined) ranks as null. */
+export function rankOf(value: unknown): number {
   if (value === null || value === undefined) return Rank.Null
   switch (typeof value) {
     case 'number':

@@ -1,3 +1,4 @@
+import { Rank, rankOf } from './bson-order.js'
 import type { Document } from './document.js'
 import { toValueKey } from './value-key.js'
 
@@ -53,7 +54,6 @@ export const TYPE = {
 /** Bytes past any key's continuation: an exclusive end after every entry starting with a prefix. */
 export const END_PAD = new Uint8Array(12).fill(0xff)
 
-const NUMBER_BSON_TYPES = new Set(['Long', 'Int32', 'Double', 'Decimal128'])
 
 /** The value an empty array indexes as. */
 export const EMPTY_ARRAY = Symbol('empty array')
@@ -87,42 +87,27 @@ class ByteWriter {
 const scratch = new DataView(new ArrayBuffer(8))
 const encoder = new TextEncoder()
 
-/** The type byte of a value, i.e. its rank in the BSON order. */
+/** The key byte of each type rank of bson-order.ts: the same order, with room for `Undefined` (the empty array). */
+const TYPE_BY_RANK: Record<number, number> = {
+  [Rank.MinKey]: TYPE.MinKey,
+  [Rank.Null]: TYPE.Null,
+  [Rank.Number]: TYPE.Number,
+  [Rank.String]: TYPE.String,
+  [Rank.Object]: TYPE.Object,
+  [Rank.Array]: TYPE.Array,
+  [Rank.Binary]: TYPE.Binary,
+  [Rank.ObjectId]: TYPE.ObjectId,
+  [Rank.Boolean]: TYPE.Boolean,
+  [Rank.Date]: TYPE.Date,
+  [Rank.Timestamp]: TYPE.Timestamp,
+  [Rank.RegExp]: TYPE.RegExp,
+  [Rank.MaxKey]: TYPE.MaxKey,
+}
+
+/** The type byte of a value, i.e. its rank in the BSON order (bson-order.ts decides the rank). */
 export function typeOf(value: unknown): number {
   if (value === EMPTY_ARRAY) return TYPE.Undefined
-  if (value === null || value === undefined) return TYPE.Null
-  switch (typeof value) {
-    case 'number':
-    case 'bigint':
-      return TYPE.Number
-    case 'string':
-      return TYPE.String
-    case 'boolean':
-      return TYPE.Boolean
-  }
-  if (Array.isArray(value)) return TYPE.Array
-  if (value instanceof Date) return TYPE.Date
-  if (value instanceof RegExp) return TYPE.RegExp
-  if (value instanceof Uint8Array) return TYPE.Binary
-  const bsonType = (value as { _bsontype?: unknown })._bsontype
-  switch (bsonType) {
-    case 'MinKey':
-      return TYPE.MinKey
-    case 'MaxKey':
-      return TYPE.MaxKey
-    case 'BSONSymbol':
-      return TYPE.String
-    case 'Binary':
-      return TYPE.Binary
-    case 'ObjectId':
-      return TYPE.ObjectId
-    case 'Timestamp':
-      return TYPE.Timestamp
-    case 'BSONRegExp':
-      return TYPE.RegExp
-  }
-  if (typeof bsonType === 'string' && NUMBER_BSON_TYPES.has(bsonType)) return TYPE.Number
-  return TYPE.Object
+  return TYPE_BY_RANK[rankOf(value)]!
 }
 
 function writeDouble(out: ByteWriter, value: number): void {
