@@ -4,7 +4,8 @@ import { CRUDRouter, createApp, type DriverDb, SetupError } from 'fastify-mongo-
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { User } from '../harness/models.ts'
-import { createDoc } from '../harness/seed.ts'
+import { documentsExamined } from '../../packages/embedded/src/scan-documents.ts'
+import { createDoc, getJson, seedDocs } from '../harness/seed.ts'
 import { describeEachStore, storeModes } from '../harness/stores.ts'
 
 interface IndexInfo {
@@ -51,6 +52,39 @@ describeEachStore('the indexes option', (mode) => {
     await app.register(CRUDRouter, { model: User, db: t.store.db, collectionName: 'users', indexes: [{ key: { age: 1 } }, { key: { email: 1 }, unique: true }] })
     await app.ready()
     await app.close()
+  })
+})
+
+describeEachStore('a sorted page over a declared index', (mode) => {
+  let t: TestApp
+  const USERS = 60
+  before(async () => {
+    t = await buildApp(mode, { model: User, collectionName: 'users', prefix: '/users', indexes: [{ key: { age: 1 } }] })
+    // Four ages: runs of 15 equal keys, whose order is the router's _id tie-break.
+    await seedDocs(t.app, '/users', Array.from({ length: USERS }, (_, i) => ({ name: `u${i}`, email: `u${i}@x.io`, password: 'pw', age: (i * 7) % 4 })))
+  })
+  after(() => t.close())
+
+  /** The page and the documents the engine examined for it (none counted on a real MongoDB). */
+  async function page(url: string): Promise<{ names: string[], examined: number }> {
+    const start = documentsExamined()
+    const docs = await getJson(t.app, url)
+    return { names: docs.map((doc: { name: string }) => doc.name), examined: documentsExamined() - start }
+  }
+
+  it('answers sort_by=age and sort_by=-age pages in (age, id) order, examining only the page', async () => {
+    const all = await getJson(t.app, '/users?limit=1000')
+    const sorted = (direction: 1 | -1) => [...all].sort((a, b) => direction * (a.age - b.age) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((doc) => doc.name)
+    for (const [query, direction] of [['sort_by=age', 1], ['sort_by=age&order_by=DESC', -1]] as const) {
+      const first = await page(`/users?limit=5&${query}`)
+      const next = await page(`/users?skip=12&limit=6&${query}`)
+      assert.deepEqual(first.names, sorted(direction).slice(0, 5), query)
+      assert.deepEqual(next.names, sorted(direction).slice(12, 18), query)
+      if (mode.name !== 'mongodb') {
+        assert.equal(first.examined, 5, `documents examined by ${query}&limit=5`)
+        assert.equal(next.examined, 18, `documents examined by ${query}&skip=12&limit=6`)
+      }
+    }
   })
 })
 

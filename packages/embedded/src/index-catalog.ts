@@ -2,10 +2,16 @@ import { decodeDocument } from './bson-codec.js'
 import { checkFieldPath } from './check-field-path.js'
 import type { Document } from './document.js'
 import { duplicateKeyError, duplicatesOnDiskError, indexConflictError, invalidArgumentError } from './errors.js'
-import { concatBytes, END_PAD, type IndexKey, indexKeysOf } from './index-keys.js'
+import { concatBytes, END_PAD, entryPrefixOf, type IndexKey, indexKeysOf } from './index-keys.js'
 import type { CollectionStorage, IndexEntry, Storage, StoredIndex } from './persist/storage.js'
 
 export const ID_INDEX = '_id_'
+
+/**
+ * The format of the entries' keys (index-keys.ts): 2 puts the `_id` between the index key and the
+ * storage key. An index stored without it (or with another) is rebuilt like an unbuilt one.
+ */
+export const ENTRY_FORMAT = 2
 
 /** An index as the planner and the write path use it. */
 export interface LiveIndex {
@@ -26,8 +32,8 @@ export interface EntryChanges {
  * A collection's secondary indexes: their definitions (in the catalog) and their entries (in
  * storage, written in the same transaction as the documents they index; see index-keys.ts for
  * the key encoding). Definitions are read once; an index defined before entries were stored
- * (`built` absent) is rebuilt from the documents, in the write queue, before the next write, and
- * is not used by reads until then. Unique indexes are enforced by looking up the new keys' entries.
+ * (`built` absent), or whose entries have an earlier key format (`format`), is rebuilt from the
+ * documents, in the write queue, before the next write, and is not used by reads until then. Unique indexes are enforced by looking up the new keys' entries.
  */
 export class IndexCatalog {
   readonly #storage: Storage
@@ -54,12 +60,12 @@ export class IndexCatalog {
 
   /** Whether some index still needs its entries built from the documents. */
   get needsBuild(): boolean {
-    return this.#definitions().some((d) => d.built !== true)
+    return this.#definitions().some((d) => !isCurrent(d))
   }
 
   /** The indexes whose entries are complete, for the planner. */
   usable(): LiveIndex[] {
-    return this.#definitions().filter((d) => d.built === true).map(toLive)
+    return this.#definitions().filter(isCurrent).map(toLive)
   }
 
   /**
@@ -71,7 +77,7 @@ export class IndexCatalog {
     if (this.#checked || !this.needsBuild) return
     try {
       for (const definition of this.#definitions()) {
-        if (definition.built !== true && definition.unique) this.#entriesOf(toLive(definition), documents, (keyValue) => duplicatesOnDiskError(this.#ns, definition.name, keyValue))
+        if (!isCurrent(definition) && definition.unique) this.#entriesOf(toLive(definition), documents, (keyValue) => duplicatesOnDiskError(this.#ns, definition.name, keyValue))
       }
     } catch (error) {
       this.#failure = error as Error
@@ -87,7 +93,7 @@ export class IndexCatalog {
    */
   async build(documents: () => Iterable<[string, Document]>): Promise<void> {
     if (this.#failure) throw this.#failure
-    const pending = this.#definitions().filter((d) => d.built !== true)
+    const pending = this.#definitions().filter((d) => !isCurrent(d))
     if (pending.length === 0) return
     const built = new Map<string, StoredIndex>()
     const addEntries: IndexEntry[] = []
@@ -98,7 +104,7 @@ export class IndexCatalog {
       })
       await this.#documents.clearIndex(definition.name)
       addEntries.push(...entries)
-      built.set(definition.name, { ...definition, multikey, built: true })
+      built.set(definition.name, { ...definition, multikey, built: true, format: ENTRY_FORMAT })
     }
     const indexes = this.#definitions().map((d) => built.get(d.name) ?? d)
     await this.#documents.write({ addEntries, indexes })
@@ -119,7 +125,7 @@ export class IndexCatalog {
           if (owner !== undefined && owner !== docKey) throw duplicate(key.keyValue)
           owners.set(key.canonical, docKey)
         }
-        entries.push({ index: index.name, key: key.bytes, docKey })
+        entries.push({ index: index.name, key: entryPrefixOf(key.bytes, doc['_id']), docKey })
       }
     }
     return { entries, multikey }
@@ -136,15 +142,17 @@ export class IndexCatalog {
       const index = toLive(definition)
       const old = before ? indexKeysOf(before, index.fields).keys : []
       const next = after ? indexKeysOf(after, index.fields) : { keys: [], multikey: false }
+      // The `_id` never changes: entries differ where their index keys do.
+      const id = (after ?? before)?.['_id']
       if (next.multikey && !index.multikey) flagged.add(index.name)
       const oldBytes = new Set(old.map((key) => hex(key.bytes)))
       const nextBytes = new Set(next.keys.map((key) => hex(key.bytes)))
       for (const key of next.keys) {
         if (oldBytes.has(hex(key.bytes))) continue
         if (index.unique) this.#checkUnique(index, key, docKey)
-        changes.addEntries.push({ index: index.name, key: key.bytes, docKey })
+        changes.addEntries.push({ index: index.name, key: entryPrefixOf(key.bytes, id), docKey })
       }
-      for (const key of old) if (!nextBytes.has(hex(key.bytes))) changes.removeEntries.push({ index: index.name, key: key.bytes, docKey })
+      for (const key of old) if (!nextBytes.has(hex(key.bytes))) changes.removeEntries.push({ index: index.name, key: entryPrefixOf(key.bytes, id), docKey })
     }
     if (flagged.size > 0) changes.indexes = this.#definitions().map((d) => (flagged.has(d.name) ? { ...d, multikey: true } : d))
     return changes
@@ -160,7 +168,7 @@ export class IndexCatalog {
     const walk = this.#documents.indexRange(index.name, { start: key.bytes, end: concatBytes([key.bytes, END_PAD]) })
     try {
       for (let next = walk.next(); !next.done; next = walk.next()) {
-        const owner = next.value
+        const owner = next.value[1]
         if (owner === docKey) continue
         const bytes = this.#documents.get(owner)
         // Long strings are cut in keys: equal bytes may still be different values.
@@ -192,7 +200,7 @@ export class IndexCatalog {
     const { entries, multikey } = this.#entriesOf(toLive(definition), documents, (keyValue) => duplicateKeyError(this.#ns, name, keyValue))
     // Entries left by an earlier index of this name (dropped without clearing) must not linger.
     await this.#documents.clearIndex(name)
-    const indexes = [...this.#definitions(), { ...definition, multikey, built: true }]
+    const indexes = [...this.#definitions(), { ...definition, multikey, built: true, format: ENTRY_FORMAT }]
     await this.#documents.write({ addEntries: entries, indexes })
     this.#defined = indexes
     return name
@@ -222,6 +230,11 @@ export class IndexCatalog {
     this.#failure = undefined
     this.#checked = false
   }
+}
+
+/** Entries built, in the current key format. */
+function isCurrent(definition: StoredIndex): boolean {
+  return definition.built === true && definition.format === ENTRY_FORMAT
 }
 
 function toLive(definition: StoredIndex): LiveIndex {

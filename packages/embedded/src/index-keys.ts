@@ -28,8 +28,10 @@ import { toValueKey } from './value-key.js'
  * - missing and null share the null key; an empty array is `undefined` (just below null), as
  *   the server indexes them. An array value adds one entry per element (multikey).
  *
- * An index entry's key is the index key followed by the document's storage key (UTF-8, which
- * never holds 0xff), so entries are unique and ties are in storage-key order.
+ * An index entry's key is the index key, then the document's `_id` encoded as above (ascending),
+ * then its storage key (UTF-8, which never holds 0xff): entries are unique, and the entries of
+ * one index key are in `_id` order, so a walk serves a sort with an `_id` tie-break (`{ age: 1,
+ * _id: 1 }`, the router's) as MongoDB orders it. keyLength finds where the index key ends.
  */
 
 export const MAX_STRING_BYTES = 256
@@ -213,6 +215,66 @@ export function encodeStringPrefix(prefix: string): Uint8Array {
   writeString(out, prefix.slice(0, MAX_STRING_BYTES / 4), false)
   // Drop the terminator: a prefix, not a whole string.
   return out.result().subarray(0, out.length - 2)
+}
+
+/** An entry's key without its storage key: the index key followed by the document's `_id` (see above). */
+export function entryPrefixOf(key: Uint8Array, id: unknown): Uint8Array {
+  return concatBytes([key, encodeValue(id)])
+}
+
+/**
+ * The length of the index key at the start of an entry's key, whose components have
+ * `directions`: each encoding is self-delimiting, so this walks the components without decoding.
+ */
+export function keyLength(bytes: Uint8Array, directions: readonly (1 | -1)[]): number {
+  let at = 0
+  for (const direction of directions) at = skipValue(bytes, at, direction === -1 ? 0xff : 0)
+  return at
+}
+
+/** Where the value encoded at `at` ends; `flip` is 0xff for a descending (inverted) component. */
+function skipValue(bytes: Uint8Array, at: number, flip: number): number {
+  const type = bytes[at++]! ^ flip
+  switch (type) {
+    case TYPE.Number:
+    case TYPE.Date:
+    case TYPE.Timestamp:
+      return at + 8
+    case TYPE.String:
+      return skipString(bytes, at, flip)
+    case TYPE.Boolean:
+      return at + 1
+    case TYPE.ObjectId:
+      return at + 12
+    case TYPE.Binary: {
+      const length = (((bytes[at]! ^ flip) << 24) | ((bytes[at + 1]! ^ flip) << 16) | ((bytes[at + 2]! ^ flip) << 8) | (bytes[at + 3]! ^ flip)) >>> 0
+      return at + 5 + length
+    }
+    case TYPE.RegExp:
+      return skipString(bytes, skipString(bytes, at, flip), flip)
+    case TYPE.Object:
+      // Per field: its type byte, its name, then the value (which repeats the type byte).
+      while ((bytes[at]! ^ flip) !== 0) at = skipValue(bytes, skipString(bytes, at + 1, flip), flip)
+      return at + 1
+    case TYPE.Array:
+      while ((bytes[at]! ^ flip) !== 0) at = skipValue(bytes, at, flip)
+      return at + 1
+    default:
+      // MinKey, Undefined, Null, MaxKey: the type byte alone.
+      return at
+  }
+}
+
+/** Past a string of writeString: 00 00 ends it, 00 ff is an escaped 0, a lone ff ends a cut one. */
+function skipString(bytes: Uint8Array, at: number, flip: number): number {
+  for (;;) {
+    const byte = bytes[at]! ^ flip
+    if (byte === 0) {
+      if ((bytes[at + 1]! ^ flip) === 0) return at + 2
+      at += 2
+    } else if (byte === 0xff) return at + 1
+    else at++
+  }
 }
 
 export function invert(bytes: Uint8Array): Uint8Array {

@@ -1,6 +1,6 @@
 import type { Document } from './document.js'
 import type { LiveIndex } from './index-catalog.js'
-import { concatBytes, END_PAD, encodeStringPrefix, encodeValue, invert, MAX_STRING_BYTES, typeOf } from './index-keys.js'
+import { concatBytes, END_PAD, encodeStringPrefix, encodeValue, invert, keyLength, MAX_STRING_BYTES, typeOf } from './index-keys.js'
 import type { CollectionStorage, IndexRange } from './persist/storage.js'
 import { isExactScalar } from './simple-filter.js'
 import type { SortSpec } from './sort-documents.js'
@@ -33,38 +33,41 @@ type FieldBounds =
  * the whole filter on every candidate, so bounds only need to hold every match (a bound is made
  * inclusive wherever a key may stand for several values: long strings).
  *
- * With a sort whose fields are an index's leading fields, all in its directions or all reversed,
- * the index is walked in order (backwards for reversed) and the candidates come sorted, so a
- * sorted page stops after its limit. Not for a multikey index (an array sorts by its smallest or
- * largest element, which a bounded walk may not meet first). An index with equality bounds is
- * preferred to one that only sorts.
+ * With a sort the index's order serves, the index is walked in order (backwards for reversed)
+ * and the candidates come sorted, so a sorted page stops after its limit: the sort's fields are
+ * the index's fields from some position on, all in its directions or all reversed, the fields
+ * before that position pinned to one value each by the filter (index `{ status: 1, age: 1 }`,
+ * filter `{ status: 'a' }`, sort `{ age: 1 }`). A trailing `_id` (the router's tie-break,
+ * `{ age: -1, _id: 1 }`) is served when the sort covers the index's remaining fields: entries of
+ * one key are in `_id` order (index-keys.ts), and each run of equal keys is walked the other way
+ * when the `_id` direction is not the walk's. Not for a multikey index (an array sorts by its
+ * smallest or largest element, which a bounded walk may not meet first). An index with equality
+ * bounds is preferred to one that only sorts, one that does both to either.
  *
  * Refused to the planner (scan): non-simple collations, null (matches missing too, and arrays
  * through their elements), arrays and embedded documents as values, regexes with flags or
  * without a literal prefix, `$or`/`$nor`/`$not`/`$elemMatch`, paths with numeric segments.
  * Known differences with the scan they replace, on values the planner never sees in practice:
- * NaN (mingo orders it equal to every number; the index below all) and strings compared across
- * the surrogate range (mingo compares UTF-16 units, the index code points, as the server).
+ * NaN (mingo orders it equal to every number; the index below all), strings compared across
+ * the surrogate range (mingo compares UTF-16 units, the index code points, as the server), and
+ * ties of a served sort between numbers that share a key (longs and decimals past 2^53).
  */
 export function planQuery(filter: Document, indexes: readonly LiveIndex[], storage: CollectionStorage, options: PlanOptions = {}): Plan | undefined {
   if (indexes.length === 0 || !isSimpleCollation(options.collation)) return undefined
   const conditions = new Map<string, FieldBounds>()
   collectBounds(filter, conditions)
-  let best: { index: LiveIndex, ranges: IndexRange[], score: number } | undefined
+  let best: { index: LiveIndex, ranges: IndexRange[], score: number, order: SortWalk | undefined } | undefined
   for (const index of indexes) {
     if (index.fields.some(([field]) => !isPlannablePath(field))) continue
     const built = rangesOf(index, conditions)
-    if (built && (!best || built.score > best.score)) best = { index, ...built }
-  }
-  const sorting = options.sort ? indexes.find((index) => sortDirection(index, options.sort!) !== 0) : undefined
-  if (sorting && (!best || (best.score < EQUALITY_SCORE && best.index !== sorting))) {
-    const reverse = sortDirection(sorting, options.sort!) === -1
-    const ranges = rangesOf(sorting, conditions)?.ranges ?? [{}]
-    return { index: sorting.name, keys: walk(storage, sorting.name, ranges, reverse), sorted: true }
+    const order = options.sort ? sortWalk(index, options.sort, conditions) : undefined
+    if (!built && !order) continue
+    const score = (built?.score ?? 0) + (order ? SORT_SCORE : 0)
+    if (!best || score > best.score) best = { index, ranges: built?.ranges ?? [{}], score, order }
   }
   if (!best) return undefined
-  const direction = options.sort ? sortDirection(best.index, options.sort) : 0
-  return { index: best.index.name, keys: walk(storage, best.index.name, best.ranges, direction === -1), sorted: direction !== 0 }
+  const { index, ranges, order } = best
+  return { index: index.name, keys: walk(storage, index, ranges, order), sorted: order !== undefined }
 }
 
 /** Any collation but absent, null or `{ locale: 'simple' }` compares strings its own way. */
@@ -74,6 +77,8 @@ export function isSimpleCollation(collation: unknown): boolean {
 }
 
 const EQUALITY_SCORE = 10
+/** Serving the sort: worth more than a range alone, less than an equality (which leaves few to sort). */
+const SORT_SCORE = 6
 /** Past this many point combinations a compound plan keeps fewer fields. */
 const MAX_RANGES = 256
 
@@ -124,39 +129,139 @@ function componentBounds(bounds: Exclude<FieldBounds, { kind: 'points' }>, direc
   return [top.exclusive ? concatBytes([start, END_PAD]) : start, low.exclusive ? end : concatBytes([end, END_PAD])]
 }
 
-/** Whether `sort` is walked by `index`: 1 forwards, -1 backwards, 0 not at all. */
-function sortDirection(index: LiveIndex, sort: SortSpec): 1 | -1 | 0 {
-  const entries = Object.entries(sort)
-  if (index.multikey || entries.length === 0 || entries.length > index.fields.length) return 0
-  let direction: 1 | -1 | 0 = 0
-  for (let i = 0; i < entries.length; i++) {
-    const [field, dir] = entries[i]!
-    const [indexField, indexDir] = index.fields[i]!
-    if (field !== indexField || !isPlannablePath(field)) return 0
-    const here = dir === indexDir ? 1 : -1
-    if (direction !== 0 && here !== direction) return 0
-    direction = here
-  }
-  return direction
+/** How a walk serves a sort: backwards or not, and whether each run of equal keys is walked the other way (its `_id` order). */
+interface SortWalk {
+  reverse: boolean
+  flipRuns: boolean
 }
 
-/** The storage keys of the entries in `ranges` (ascending, or all reversed), each document once. */
-function* walk(storage: CollectionStorage, index: string, ranges: IndexRange[], reverse: boolean): Generator<string, undefined> {
-  const seen = new Set<string>()
+/** How `index` serves `sort` under the filter's bounds (see planQuery), or undefined when it does not. */
+function sortWalk(index: LiveIndex, sort: SortSpec, conditions: Map<string, FieldBounds>): SortWalk | undefined {
+  let entries = Object.entries(sort)
+  if (index.multikey || entries.length === 0 || !entries.every(([field]) => isPlannablePath(field))) return undefined
+  const fields = index.fields
+  // Leading fields pinned to one value: the walk stays within one value of each.
+  let pinned = 0
+  while (pinned < fields.length && isSinglePoint(conditions.get(fields[pinned]![0]))) pinned++
+  let idDirection: 1 | -1 | undefined
+  const [lastField, lastDirection] = entries[entries.length - 1]!
+  if (lastField === '_id' && !fields.some(([field]) => field === '_id')) {
+    idDirection = lastDirection === -1 ? -1 : 1
+    entries = entries.slice(0, -1)
+  }
+  for (let from = 0; from <= pinned; from++) {
+    const direction = matchFrom(fields, from, entries)
+    if (direction === undefined) continue
+    if (idDirection === undefined) {
+      if (entries.length === 0) continue
+      return { reverse: direction === -1, flipRuns: false }
+    }
+    // Entries of one key are in `_id` order only past every field of the index.
+    if (from + entries.length !== fields.length) continue
+    if (entries.length === 0) return { reverse: idDirection === -1, flipRuns: false }
+    return { reverse: direction === -1, flipRuns: idDirection !== direction }
+  }
+  return undefined
+}
+
+/** 1 when `entries` are `fields` from `from` on in their directions, -1 all reversed, else undefined (0 entries: 1). */
+function matchFrom(fields: readonly [string, 1 | -1][], from: number, entries: [string, 1 | -1][]): 1 | -1 | undefined {
+  if (from + entries.length > fields.length) return undefined
+  let direction: 1 | -1 | undefined
+  for (let i = 0; i < entries.length; i++) {
+    const [field, dir] = entries[i]!
+    const [indexField, indexDir] = fields[from + i]!
+    if (field !== indexField) return undefined
+    const here = dir === indexDir ? 1 : -1
+    if (direction !== undefined && here !== direction) return undefined
+    direction = here
+  }
+  return direction ?? 1
+}
+
+/** A field pinned to one value (its key: values equal as keys, 1 and 1.0, count once). */
+function isSinglePoint(bounds: FieldBounds | undefined): boolean {
+  return bounds?.kind === 'points' && unique(bounds.values.map((value) => encodeValue(value))).length === 1
+}
+
+/** Past this many entries of one key, a run walked the other way is read again rather than held. */
+const RUN_BUFFER = 256
+
+/**
+ * The storage keys of the entries in `ranges` (ascending, or all reversed). A multikey index
+ * holds several entries per document: those are yielded once (remembering what was yielded, so
+ * only there does a walk's memory grow with its length). With `flipRuns`, each run of entries of
+ * one index key is yielded in the other direction: held when short, walked again when long.
+ */
+function* walk(storage: CollectionStorage, index: LiveIndex, ranges: IndexRange[], order: SortWalk | undefined): Generator<string, undefined> {
+  const reverse = order?.reverse === true
+  const seen = index.multikey ? new Set<string>() : undefined
   const ordered = reverse ? [...ranges].reverse() : ranges
   for (const range of ordered) {
-    const entries = storage.indexRange(index, { ...range, reverse })
+    const docKeys = order?.flipRuns ? flippedRuns(storage, index, range, reverse) : straight(storage, index.name, { ...range, reverse })
+    for (const docKey of docKeys) {
+      if (seen) {
+        if (seen.has(docKey)) continue
+        seen.add(docKey)
+      }
+      yield docKey
+    }
+  }
+  return undefined
+}
+
+function* straight(storage: CollectionStorage, index: string, range: IndexRange): Generator<string, undefined> {
+  const entries = storage.indexRange(index, range)
+  try {
+    for (let next = entries.next(); !next.done; next = entries.next()) yield next.value[1]
+  } finally {
+    entries.return?.()
+  }
+  return undefined
+}
+
+/**
+ * The range walked in `reverse` (or not), each run of one index key in the other direction. A
+ * short run is held and yielded backwards; past RUN_BUFFER entries the walk stops, reads the
+ * run again the other way, and resumes past it, so memory stays bounded however long a run is.
+ */
+function* flippedRuns(storage: CollectionStorage, index: LiveIndex, range: IndexRange, reverse: boolean): Generator<string, undefined> {
+  const directions = index.fields.map(([, direction]) => direction)
+  let { start, end } = range
+  for (;;) {
+    const entries = storage.indexRange(index.name, { start, end, reverse })
+    let runKey: Uint8Array | undefined
+    let run: string[] = []
+    let long = false
     try {
       for (let next = entries.next(); !next.done; next = entries.next()) {
-        if (seen.has(next.value)) continue
-        seen.add(next.value)
-        yield next.value
+        const [entryKey, docKey] = next.value
+        const length = keyLength(entryKey, directions)
+        if (runKey && length === runKey.length && Buffer.compare(entryKey.subarray(0, length), runKey) === 0) {
+          run.push(docKey)
+          if (run.length > RUN_BUFFER) {
+            long = true
+            break
+          }
+          continue
+        }
+        for (let i = run.length - 1; i >= 0; i--) yield run[i]!
+        runKey = entryKey.slice(0, length)
+        run = [docKey]
       }
     } finally {
       entries.return?.()
     }
+    if (!long) {
+      for (let i = run.length - 1; i >= 0; i--) yield run[i]!
+      return undefined
+    }
+    // The whole run, the other way, then the rest of the range past it.
+    const key = runKey!
+    yield* straight(storage, index.name, { start: key, end: concatBytes([key, END_PAD]), reverse: !reverse })
+    if (reverse) end = key
+    else start = concatBytes([key, END_PAD])
   }
-  return undefined
 }
 
 function sortRanges(ranges: IndexRange[]): IndexRange[] {

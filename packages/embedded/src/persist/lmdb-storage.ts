@@ -1,7 +1,7 @@
 import { type Database, open, type RootDatabase } from 'lmdb'
 import { DirectoryLock } from './directory-lock.js'
 import { entryKeyOf } from './sorted-entries.js'
-import type { CollectionStorage, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
+import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
 /** Documents read per short read transaction by a scan (a batch is copied out, then released). */
 export const SCAN_BATCH = 256
@@ -180,7 +180,7 @@ class LmdbCollection implements CollectionStorage {
   }
 
   /** Like `scan`: batches read in short read transactions, continuing after the last key. */
-  *indexRange(index: string, range: IndexRange): Generator<string, undefined> {
+  *indexRange(index: string, range: IndexRange): Generator<IndexHit, undefined> {
     const prefix = Buffer.from(`${index}\0`)
     const low = Buffer.concat([prefix, range.start ?? new Uint8Array()])
     const high = range.end ? Buffer.concat([prefix, range.end]) : Buffer.concat([prefix.subarray(0, prefix.length - 1), Buffer.from([1])])
@@ -195,7 +195,7 @@ class LmdbCollection implements CollectionStorage {
         batch.push([key, value])
         count++
       }
-      for (const [, docKey] of batch) yield docKey
+      for (const [key, docKey] of batch) yield [key.subarray(prefix.length), docKey]
       if (count < SCAN_BATCH) return undefined
       after = batch[batch.length - 1]![0]
     }

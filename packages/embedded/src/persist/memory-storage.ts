@@ -1,5 +1,5 @@
 import { entryKeyOf, SortedEntries } from './sorted-entries.js'
-import type { CollectionStorage, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
+import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
 /**
  * The in-memory backend: BSON bytes in a Map per collection. Stored bytes are never handed out
@@ -85,7 +85,7 @@ class MemoryCollection implements CollectionStorage {
     return this.#docs.values()
   }
 
-  indexRange(index: string, range: IndexRange): Iterator<string, undefined> {
+  indexRange(index: string, range: IndexRange): Iterator<IndexHit, undefined> {
     return this.#entries(index).range(range)
   }
 

@@ -1,8 +1,8 @@
-import type { IndexRange } from './storage.js'
+import type { IndexHit, IndexRange } from './storage.js'
 
 const encoder = new TextEncoder()
 
-/** An index entry's key in storage: the index key, then the document's storage key (UTF-8, no 0xff byte). */
+/** An index entry's key in storage: the index key and `_id` (entryPrefixOf), then the document's storage key (UTF-8, no 0xff byte). */
 export function entryKeyOf(key: Uint8Array, docKey: string): Uint8Array {
   const suffix = encoder.encode(docKey)
   const out = new Uint8Array(key.length + suffix.length)
@@ -36,13 +36,13 @@ export class SortedEntries {
     }
   }
 
-  *range({ start, end, reverse }: IndexRange): Generator<string, undefined> {
+  *range({ start, end, reverse }: IndexRange): Generator<IndexHit, undefined> {
     if (!reverse) {
       let at = start ? this.#lowerBound(start) : 0
       while (at < this.#keys.length) {
         const key = this.#keys[at]!
         if (end && Buffer.compare(key, end) >= 0) return undefined
-        yield this.#docKeys[at]!
+        yield [key, this.#docKeys[at]!]
         // Writes may have shifted the array meanwhile: find the first key after this one again.
         at = this.#upperBound(key)
       }
@@ -52,7 +52,7 @@ export class SortedEntries {
     while (at >= 0) {
       const key = this.#keys[at]!
       if (start && Buffer.compare(key, start) < 0) return undefined
-      yield this.#docKeys[at]!
+      yield [key, this.#docKeys[at]!]
       at = this.#lowerBound(key) - 1
     }
     return undefined

@@ -32,11 +32,12 @@ export interface CollectionStorage {
    */
   scan(): Iterator<Uint8Array, undefined>
   /**
-   * The storage keys of the entries of index `index` whose entry key lies in `[start, end)`
-   * (byte order; see index-keys.ts), ascending or, with `reverse`, descending. Lazy, with the
-   * same rules as `scan` (no read transaction held between steps).
+   * The entries of index `index` whose entry key lies in `[start, end)` (byte order; see
+   * index-keys.ts), ascending or, with `reverse`, descending: each entry's key (index key, `_id`,
+   * storage key; valid until the next step) and its document's storage key. Lazy, with the same
+   * rules as `scan` (no read transaction held between steps).
    */
-  indexRange(index: string, range: IndexRange): Iterator<string, undefined>
+  indexRange(index: string, range: IndexRange): Iterator<IndexHit, undefined>
   /** Removes every entry of one index (dropped, or about to be rebuilt). */
   clearIndex(index: string): Promise<void>
 }
@@ -48,7 +49,10 @@ export interface IndexRange {
   reverse?: boolean | undefined
 }
 
-/** One index entry: the index key's bytes and the storage key of its document. */
+/** An entry met by a walk: its key in storage (without the index name) and its document's storage key. */
+export type IndexHit = [entryKey: Uint8Array, docKey: string]
+
+/** One index entry: the index key's bytes followed by the `_id`'s (entryPrefixOf), and the storage key of its document. */
 export interface IndexEntry {
   index: string
   key: Uint8Array
@@ -73,6 +77,11 @@ export interface StoredIndex {
   multikey?: boolean
   /** The index's entries are in storage (absent on indexes from before entries were stored: rebuilt on load). */
   built?: boolean
+  /**
+   * The entries' key format (index-catalog.ts's ENTRY_FORMAT); absent on entries from before
+   * the `_id` followed the index key (ties in storage-key order): rebuilt on load like unbuilt ones.
+   */
+  format?: number
 }
 
 export interface Storage {

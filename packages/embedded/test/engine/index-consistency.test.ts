@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { decodeDocument } from '../../src/bson-codec.ts'
 import type { Document } from '../../src/document.ts'
 import { EmbeddedDb } from '../../src/embedded-db.ts'
-import { indexKeysOf } from '../../src/index-keys.ts'
+import { ENTRY_FORMAT } from '../../src/index-catalog.ts'
+import { entryPrefixOf, indexKeysOf } from '../../src/index-keys.ts'
 import { LmdbStorage } from '../../src/persist/lmdb-storage.ts'
 import { MemoryStorage } from '../../src/persist/memory-storage.ts'
 import { entryKeyOf } from '../../src/persist/sorted-entries.ts'
@@ -39,12 +40,13 @@ function assertIndexesMatch(storage: Storage, collection: string): Map<string, D
   assert.equal(definitions.length, INDEXES.length)
   for (const definition of definitions) {
     assert.equal(definition.built, true, definition.name)
+    assert.equal(definition.format, ENTRY_FORMAT, definition.name)
     const fields = Object.entries(definition.key).map(([field, dir]) => [field, dir === -1 ? -1 : 1] as [string, 1 | -1])
-    const expected = [...docs].flatMap(([docKey, doc]) => indexKeysOf(doc, fields).keys.map((key) => ({ entry: entryKeyOf(key.bytes, docKey), docKey })))
+    const expected = [...docs].flatMap(([docKey, doc]) => indexKeysOf(doc, fields).keys.map((key) => ({ entry: entryKeyOf(entryPrefixOf(key.bytes, doc['_id']), docKey), docKey })))
     expected.sort((x, y) => Buffer.compare(x.entry, y.entry))
     const actual: string[] = []
     const walk = storage.collection(collection).indexRange(definition.name, {})
-    for (let next = walk.next(); !next.done; next = walk.next()) actual.push(next.value)
+    for (let next = walk.next(); !next.done; next = walk.next()) actual.push(next.value[1])
     assert.equal(actual.length, expected.length, `${definition.name}: entry count`)
     assert.deepEqual(actual, expected.map((entry) => entry.docKey), `${definition.name}: entries`)
   }
