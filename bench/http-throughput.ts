@@ -29,35 +29,35 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50)
 const SEED_CONCURRENCY = 8
 
 /** Servers on one core, the load generator on the other; unpinned on a single-core machine. */
-const SERVER_CORE = '1'
+export const SERVER_CORE = '1'
 const LOAD_CORE = '0'
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const WIRE_CLI = fileURLToPath(new URL('../packages/embedded/dist/cli/main.js', import.meta.url))
 
-interface System {
+export interface System {
   key: 'map' | 'disk' | 'wire' | 'driver'
   title: string
   url: string
   idsFile: string
 }
 
-interface Workload {
+export interface Workload {
   key: string
   title: string
   load: Pick<LoadConfig, 'method' | 'path' | 'body'>
 }
 
 const FILTER = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }))
-const GET_ONE: Workload = { key: 'get_one', title: 'GET one by id', load: { method: 'GET', path: '/users/{id}' } }
-const list = (index: string): Workload => ({ key: `list${index}`, title: `list \`limit=20&sort_by=age\`${index}`, load: { method: 'GET', path: '/users?skip=0&limit=20&sort_by=age' } })
+export const GET_ONE: Workload = { key: 'get_one', title: 'GET one by id', load: { method: 'GET', path: '/users/{id}' } }
+export const list = (index: string): Workload => ({ key: `list${index}`, title: `list \`limit=20&sort_by=age\`${index}`, load: { method: 'GET', path: '/users?skip=0&limit=20&sort_by=age' } })
 const filter = (index: string): Workload => ({ key: `filter${index}`, title: `list \`limit=20\`, filter \`age > 50\`${index}`, load: { method: 'GET', path: `/users?limit=20&filters=${FILTER}` } })
 const CREATE: Workload = { key: 'create', title: 'POST create (durable)', load: { method: 'POST', path: '/users', body: 'create' } }
 const PATCH: Workload = { key: 'patch', title: 'PATCH one field (durable)', load: { method: 'PATCH', path: '/users/{id}', body: 'patch' } }
 
 const pinnable = await canPin()
 
-function pinned(core: string, command: string, args: string[]): [string, string[]] {
+export function pinned(core: string, command: string, args: string[]): [string, string[]] {
   return pinnable ? ['taskset', ['-c', core, command, ...args]] : [command, args]
 }
 
@@ -109,7 +109,7 @@ async function seed(url: string, file: string): Promise<void> {
 }
 
 /** One load run from a child pinned to the load core. */
-function runLoad(system: System, workload: Workload, runTag: string): Promise<LoadResult> {
+export function runLoad(system: System, workload: Workload, runTag: string): Promise<LoadResult> {
   const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...workload.load }
   const [command, argv] = pinned(LOAD_CORE, process.execPath, ['--import', 'tsx', here('./load-generator.ts'), JSON.stringify(config)])
   return new Promise((resolve, reject) => {
@@ -128,7 +128,7 @@ function runLoad(system: System, workload: Workload, runTag: string): Promise<Lo
   })
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 /** Every system once per round, rounds interleaved; medians per system. */
 async function measure(systems: System[], workload: Workload, results: Map<string, Map<string, number>>): Promise<void> {
