@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, each reporting ratios against a baseline run side by side.
  * Numbers are medians; these machines are noisy, so compare ratios, not absolute values.
  * BENCH_SECONDS / BENCH_ROUNDS / BENCH_USERS tune the throughput run (http-throughput.ts).
+ * BENCH_SCALE=1 adds the 1,000,000-document run (scale.ts; seeding it takes minutes).
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -9,7 +10,7 @@ import { benchThroughput } from './http-throughput.ts'
 
 await benchThroughput()
 // Each of these runs in its own process, so their memory and JIT state do not mix.
-for (const script of ['./list-memory.ts', './wire-roundtrip.ts']) {
+for (const script of ['./list-memory.ts', './wire-roundtrip.ts', ...(process.env['BENCH_SCALE'] === '1' ? ['./scale.ts'] : [])]) {
   console.log('')
   const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], { stdio: 'inherit' })
   if (child.status !== 0) process.exitCode = 1
