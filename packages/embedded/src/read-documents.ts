@@ -1,7 +1,8 @@
 import { Query } from 'mingo/query'
+import type { BsonFieldReader } from './bson-field-reader.js'
 import { checkFieldPaths } from './check-field-path.js'
 import { toCollation } from './collation.js'
-import { compileFilter, filterCollation } from './compile-filter.js'
+import { compileFilter, filterCollation, type Matcher } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import type { Document, FindOptions } from './document.js'
 import { asServerError } from './errors.js'
@@ -39,8 +40,11 @@ export function* readDocuments(
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
   const project = compileProjection(options.projection)
   const sort = toFindSort(options.sort)
-  let found: Iterable<StoredDocument> = scanStored(source.storage, collated ? undefined : source.pointKeys(filter), matches, deadline, fieldsToRead(filter, sort))
-  if (sort) found = sortStored(found, sort, skip + limit, { memoryLimitBytes: sortMemoryLimitBytes, order: collation?.compareValues })
+  const keys = collated ? undefined : source.pointKeys(filter)
+  const reader = fieldsToRead(filter, sort)
+  const found: Iterable<StoredDocument> = sort
+    ? sortStored(source.storage, keys, matches, deadline, reader, sort, skip + limit, { memoryLimitBytes: sortMemoryLimitBytes, order: collation?.compareValues })
+    : scanStored(source.storage, keys, matches, deadline, reader)
   let skipped = 0
   let returned = 0
   for (const stored of found) {
@@ -56,10 +60,23 @@ export function* readDocuments(
   return undefined
 }
 
-/** The top `keep` matches in sort order, holding their bytes (not decoded documents) meanwhile. */
-function sortStored(found: Iterable<StoredDocument>, sort: SortSpec, keep: number, options: { memoryLimitBytes: number, order: ValueOrder | undefined }): StoredDocument[] {
+/**
+ * The top `keep` matches in sort order, holding their bytes (not decoded documents) meanwhile.
+ * The scan copies only the matches that can still make the cut.
+ */
+function sortStored(
+  storage: CollectionStorage,
+  keys: Iterable<string> | undefined,
+  matches: Matcher,
+  deadline: Deadline,
+  reader: BsonFieldReader | undefined,
+  sort: SortSpec,
+  keep: number,
+  options: { memoryLimitBytes: number, order: ValueOrder | undefined }
+): StoredDocument[] {
   const collector = new SortedCollector<Uint8Array>(sort, keep, options)
-  for (const { doc, bytes } of found) collector.add(doc, bytes, bytes.byteLength)
+  const wanted = (doc: Document) => collector.competes(doc)
+  for (const { doc, bytes } of scanStored(storage, keys, matches, deadline, reader, wanted)) collector.add(doc, bytes, bytes.byteLength)
   return collector.result().map((bytes) => ({ bytes, doc: {}, whole: false }))
 }
 

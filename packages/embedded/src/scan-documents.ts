@@ -27,14 +27,17 @@ export function decodeStored(found: StoredDocument): Document {
  *
  * With a `reader` (fields-to-read.ts), `matches` runs on the fields the reader takes straight
  * from the bytes, and nothing is decoded in full here: the caller decodes only what it returns.
- * Without one, each document is decoded in full to be matched.
+ * A walk over the collection then reads each document where storage holds it (`visit`) and
+ * copies only the matches `wanted` accepts (by default every match): a top-k sort refuses those
+ * that cannot make its cut. Without a reader, each document is decoded in full to be matched.
  */
 export function* scanStored(
   storage: CollectionStorage,
   keys: Iterable<string> | undefined,
   matches: Matcher,
   deadline: Deadline,
-  reader: BsonFieldReader | undefined
+  reader: BsonFieldReader | undefined,
+  wanted?: (doc: Document) => boolean
 ): Generator<StoredDocument, undefined> {
   if (keys) {
     for (const key of keys) {
@@ -47,6 +50,19 @@ export function* scanStored(
     }
     return undefined
   }
+  if (reader) {
+    const fields = reader
+    yield* iterate(
+      storage.visit((bytes) => {
+        deadline.tick()
+        examinedCount++
+        const doc = fields.read(bytes)
+        if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
+        return { bytes: copyOf(bytes), doc, whole: false }
+      })
+    )
+    return undefined
+  }
   const walk = storage.scan()
   try {
     for (let next = walk.next(); !next.done; next = walk.next()) {
@@ -54,6 +70,24 @@ export function* scanStored(
       const found = inspect(next.value, matches, reader)
       if (found) yield found
     }
+  } finally {
+    walk.return?.()
+  }
+  return undefined
+}
+
+/**
+ * A copy of bytes `visit` sees (storage's read buffer). Uint8Array's own slice: on a Node Buffer,
+ * `slice` is a view of the same memory.
+ */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, 0, bytes.length)
+}
+
+/** An iterator as a generator, closed (`return`) when the caller stops early. */
+function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
+  try {
+    for (let next = walk.next(); !next.done; next = walk.next()) yield next.value
   } finally {
     walk.return?.()
   }

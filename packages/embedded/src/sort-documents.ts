@@ -67,12 +67,21 @@ export class SortedCollector<T = Document> {
    * measured for them.
    */
   offer(doc: Document, value: () => T, size: () => number): void {
-    const keys = this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order))
+    const keys = this.#keysOf(doc)
     if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff.keys) >= 0) return
     const entry = { keys, value: value(), size: this.#memory ? size() : 0 }
     this.#entries.push(entry)
     this.#memory?.charge(entry.size)
     if (this.#entries.length >= 2 * this.#keep) this.#compact()
+  }
+
+  /**
+   * Whether `doc` could still make the cut now (`add` would keep it): a scan need not copy a
+   * document that cannot. The cut only tightens, so a document refused now never makes it.
+   */
+  competes(doc: Document): boolean {
+    if (this.#cutoff === undefined) return true
+    return this.#compareKeys(this.#keysOf(doc), this.#cutoff.keys) < 0
   }
 
   result(): T[] {
@@ -87,6 +96,10 @@ export class SortedCollector<T = Document> {
       this.#cutoff = this.#entries[this.#keep - 1]
       if (this.#memory) this.#memory.reset(this.#entries.reduce((sum, entry) => sum + entry.size, 0))
     }
+  }
+
+  #keysOf(doc: Document): unknown[] {
+    return this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order))
   }
 
   #compare(a: Entry<T>, b: Entry<T>): number {

@@ -105,10 +105,21 @@ class LmdbCollection implements CollectionStorage {
   readonly #catalog: Database<unknown, string>
   readonly #name: string
   #registered = false
+  /**
+   * The same database, read through a decoder that hands each value, in lmdb-js's shared read
+   * buffer (no copy), to `#visitor`: the visits of `visit`. Copying every value out of that
+   * buffer is most of what a scan costs (a Buffer per document), and a sort or a filter looks at
+   * a field or two of most documents and keeps few of them.
+   */
+  readonly #inPlace: Database<unknown, string>
+  #visitor: ((bytes: Uint8Array) => unknown) | undefined
 
   constructor(root: RootDatabase, db: Database<Buffer, string>, entries: Database<string, Buffer>, catalog: Database<unknown, string>, name: string) {
     this.#root = root
     this.#db = db
+    const decode = (bytes: Uint8Array, size: number) => this.#visitor!(bytes.length === size ? bytes : bytes.subarray(0, size))
+    // Only read through (a decoder without `needsStableBuffer` gets the shared buffer); writes go through #db.
+    this.#inPlace = root.openDB<unknown, string>(`c:${name}`, { encoder: { encode: (value: unknown) => value, decode } } as never)
     this.#entries = entries
     this.#catalog = catalog
     this.#name = name
@@ -239,6 +250,42 @@ class LmdbCollection implements CollectionStorage {
       if (bytes >= SCAN_BATCH_BYTES) return { entries, more: true }
     }
     return { entries, more: entries.length === SCAN_BATCH }
+  }
+
+  /** Like `scan`, the visits of one batch within one short read transaction; what they keep is yielded after it. */
+  *visit<T>(visit: (bytes: Uint8Array) => T | undefined): Generator<T, undefined> {
+    let after: string | undefined
+    for (;;) {
+      const { kept, last, more } = this.#visitBatch(after, visit)
+      for (const value of kept) yield value
+      if (!more) return undefined
+      after = last
+    }
+  }
+
+  #visitBatch<T>(after: string | undefined, visit: (bytes: Uint8Array) => T | undefined): { kept: T[], last: string | undefined, more: boolean } {
+    const range = after === undefined ? { limit: SCAN_BATCH } : { start: after, exclusiveStart: true, limit: SCAN_BATCH }
+    const kept: T[] = []
+    let count = 0
+    let bytes = 0
+    let last: string | undefined
+    // Batches are read synchronously, but a visit might itself walk another collection.
+    const outer = this.#visitor
+    this.#visitor = (view) => {
+      bytes += view.length
+      return visit(view)
+    }
+    try {
+      for (const { key, value } of this.#inPlace.getRange(range)) {
+        count++
+        last = key
+        if (value !== undefined) kept.push(value as T)
+        if (bytes >= SCAN_BATCH_BYTES) return { kept, last, more: true }
+      }
+    } finally {
+      this.#visitor = outer
+    }
+    return { kept, last, more: count === SCAN_BATCH }
   }
 
   async clear(): Promise<void> {

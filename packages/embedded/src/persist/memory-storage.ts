@@ -85,6 +85,15 @@ class MemoryCollection implements CollectionStorage {
     return this.#docs.values()
   }
 
+  /** The stored bytes are stable here: `visit` sees them as they are. */
+  *visit<T>(visit: (bytes: Uint8Array) => T | undefined): Generator<T, undefined> {
+    for (const bytes of this.#docs.values()) {
+      const value = visit(bytes)
+      if (value !== undefined) yield value
+    }
+    return undefined
+  }
+
   indexRange(index: string, range: IndexRange): Iterator<string, undefined> {
     return this.#entries(index).range(range)
   }

@@ -32,6 +32,14 @@ export interface CollectionStorage {
    */
   scan(): Iterator<Uint8Array, undefined>
   /**
+   * `scan`, with `visit` run on each document's bytes as the walk reads them, and what it returns
+   * yielded (undefined: nothing). The bytes are valid only during the call: lmdb-storage hands out
+   * its read buffer instead of a copy, so a scan that looks at a field or two of each document
+   * and keeps few of them copies only those (`visit` copies what it keeps). Same batches and
+   * isolation as `scan`.
+   */
+  visit<T>(visit: (bytes: Uint8Array) => T | undefined): Iterator<T, undefined>
+  /**
    * The storage keys of the entries of index `index` whose entry key lies in `[start, end)`
    * (byte order; see index-keys.ts), ascending or, with `reverse`, descending. Lazy, with the
    * same rules as `scan` (no read transaction held between steps).

@@ -179,6 +179,7 @@ class GatedStorage extends MemoryStorage {
     return {
       get: (key) => inner.get(key),
       scan: () => inner.scan(),
+      visit: (visit) => inner.visit(visit),
       indexRange: (index, range) => inner.indexRange(index, range),
       clearIndex: (index) => inner.clearIndex(index),
       flushed: () => inner.flushed(),
