@@ -52,7 +52,7 @@ export function* scanStored(
   }
   if (reader) {
     const fields = reader
-    yield* iterate(
+    for (const [, found] of iterate(
       storage.visit((bytes) => {
         deadline.tick()
         examinedCount++
@@ -60,7 +60,9 @@ export function* scanStored(
         if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
         return { bytes: copyOf(bytes), doc, whole: false }
       })
-    )
+    )) {
+      yield found
+    }
     return undefined
   }
   const walk = storage.scan()
@@ -85,7 +87,7 @@ function copyOf(bytes: Uint8Array): Uint8Array {
 }
 
 /** An iterator as a generator, closed (`return`) when the caller stops early. */
-function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
+export function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
   try {
     for (let next = walk.next(); !next.done; next = walk.next()) yield next.value
   } finally {
@@ -95,6 +97,11 @@ function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
 }
 
 let examinedCount = 0
+
+/** Counts documents examined elsewhere than in a scan (field-columns.ts: from memory). */
+export function countExamined(count: number): void {
+  examinedCount += count
+}
 
 /**
  * Stored documents a scan has examined (read from storage and matched) since the process started,

@@ -120,6 +120,11 @@ export class SortedCollector<T = Document> {
  * the smallest element for an ascending sort and the largest for a descending one.
  */
 export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1, order: ValueOrder = compareBson): unknown {
+  // The common case, a top-level field holding no array, without gathering candidates (a sort calls this per document).
+  if (path.length === 1) {
+    const value = doc[path[0]!]
+    if (!Array.isArray(value)) return value ?? null
+  }
   const candidates: unknown[] = []
   collect(doc, path, 0, candidates)
   let best: unknown = candidates.length === 0 ? null : candidates[0]

@@ -36,9 +36,16 @@ export interface CollectionStorage {
    * yielded (undefined: nothing). The bytes are valid only during the call: lmdb-storage hands out
    * its read buffer instead of a copy, so a scan that looks at a field or two of each document
    * and keeps few of them copies only those (`visit` copies what it keeps). Same batches and
-   * isolation as `scan`.
+   * isolation as `scan`. Yields each kept value with its document's storage key.
    */
-  visit<T>(visit: (bytes: Uint8Array) => T | undefined): Iterator<T, undefined>
+  visit<T>(visit: (bytes: Uint8Array) => T | undefined): Iterator<[key: string, value: T], undefined>
+  /**
+   * A number that changes whenever what reads see may have changed: a write applied (visible
+   * inside its transaction), then its commit (visible to every read). Undefined while a write
+   * is not committed yet: reads outside its transaction still see the data before it. What is
+   * derived from reads at one version (field-columns.ts) stays exact while the version does.
+   */
+  version(): number | undefined
   /**
    * The storage keys of the entries of index `index` whose entry key lies in `[start, end)`
    * (byte order; see index-keys.ts), ascending or, with `reverse`, descending. Lazy, with the

@@ -180,6 +180,7 @@ class GatedStorage extends MemoryStorage {
       get: (key) => inner.get(key),
       scan: () => inner.scan(),
       visit: (visit) => inner.visit(visit),
+      version: () => inner.version(),
       indexRange: (index, range) => inner.indexRange(index, range),
       clearIndex: (index) => inner.clearIndex(index),
       flushed: () => inner.flushed(),
