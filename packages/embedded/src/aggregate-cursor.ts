@@ -1,4 +1,4 @@
-import { aggregateDocuments, type CollectionResolver, outputStageOf } from './aggregate-documents.js'
+import { aggregateDocuments, type CollectionResolver, outputStageOf, type SortMemory } from './aggregate-documents.js'
 import type { Collation } from './collation.js'
 import { startDeadline } from './collection-core.js'
 import { EmbeddedCursor } from './cursor.js'
@@ -25,6 +25,8 @@ export interface AggregateSource {
 export interface AggregateSettings {
   variables?: Variables | undefined
   collation?: Collation | undefined
+  /** What a `$sort` stage may hold (the engine's `sortMemoryLimitBytes`, and the `allowDiskUse` option). */
+  sortMemory?: SortMemory | undefined
 }
 
 /**
@@ -38,7 +40,7 @@ export function aggregateCursor(source: AggregateSource, pipeline: Document[], m
     const stages = output ? expanded.slice(0, -1) : expanded
     const settings = source.settings?.() ?? {}
     const documents = source.read(deadline, settings)
-    return stages.length === 0 ? documents : aggregateDocuments(documents, stages, source.resolve, settings.variables, settings.collation, source.collectionless)
+    return stages.length === 0 ? documents : aggregateDocuments(documents, stages, source.resolve, settings.variables, settings.collation, source.collectionless, settings.sortMemory)
   }
   const output = outputStageOf(pipeline)
   if (!output) {

@@ -1,4 +1,5 @@
 import { Aggregator } from 'mingo/aggregator'
+import { BSON } from 'mongodb'
 import { checkFieldPaths } from './check-field-path.js'
 import { collatedMingoOptions } from './collated-operators.js'
 import type { Collation } from './collation.js'
@@ -9,9 +10,20 @@ import { asServerError, badValueError, invalidNamespaceError, locationError } fr
 import type { Variables } from './let-variables.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
 import { toSortSpec } from './sort-spec.js'
 
 const MATCH: ReadonlySet<string> = new Set(['$match'])
+
+/**
+ * What a `$sort` stage may hold: the BSON size of the documents it keeps, as a find's sort
+ * (sort-memory-limit.ts, error 292 past it). `allowDiskUse` does not lift it: the engine has no
+ * external sort; the error then says so.
+ */
+export interface SortMemory {
+  limitBytes: number
+  allowDiskUse?: boolean | undefined
+}
 
 /** Reads a collection of the same database, for `$lookup`, `$graphLookup` and `$unionWith`. */
 export type CollectionResolver = (name: string) => Document[]
@@ -33,7 +45,7 @@ export function outputStageOf(pipeline: readonly unknown[]): Document | undefine
 /**
  * Runs an aggregation pipeline over `source` (the documents the leading `$match` selected).
  * Top-level `$sort` stages use the engine's BSON order (bson-order.ts), with a following `$limit`
- * bounding the sort buffer; every other stage runs in mingo, in runs between the sorts. Under a
+ * bounding the sort buffer, within `sortMemory`; every other stage runs in mingo, in runs between the sorts. Under a
  * `collation`, mingo runs with the collated operators and the sorts compare strings with it.
  */
 export function aggregateDocuments(
@@ -43,6 +55,7 @@ export function aggregateDocuments(
   variables?: Variables,
   collation?: Collation,
   collectionless = false,
+  sortMemory: SortMemory = { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES },
 ): Document[] {
   // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
   checkFieldPaths(pipeline, MATCH)
@@ -80,7 +93,7 @@ export function aggregateDocuments(
     flush()
     const next = pipeline[i + 1]
     const keep = next && stageName(next) === '$limit' ? Number(next['$limit']) : Number.POSITIVE_INFINITY
-    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation)
+    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation, sortMemory)
   }
   flush()
   return Array.isArray(docs) ? docs : [...docs]
@@ -132,8 +145,13 @@ function runMingo(stages: Document[], docs: Iterable<Document>, options: Documen
   }
 }
 
-function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined): Document[] {
-  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, { order: collation?.compareValues })
-  for (const doc of docs) collector.add(doc)
+function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined, memory: SortMemory): Document[] {
+  const limited = Number.isFinite(memory.limitBytes)
+  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, {
+    order: collation?.compareValues,
+    ...(limited ? { memoryLimitBytes: memory.limitBytes, allowDiskUse: memory.allowDiskUse } : {}),
+  })
+  // Measured only for the documents the sort keeps (a top-k drops most on arrival).
+  for (const doc of docs) collector.offer(doc, () => doc, () => BSON.calculateObjectSize(doc))
   return collector.result()
 }

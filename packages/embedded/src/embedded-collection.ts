@@ -19,6 +19,7 @@ import type { OutputResolver } from './output-target.js'
 import type { Storage, StoredIndex } from './persist/storage.js'
 import { checkPipelineUpdate } from './pipeline-update.js'
 import { compileProjection, readDocuments } from './read-documents.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
 import { toFindSort } from './sort-spec.js'
 import type { ViewDefinition } from './views.js'
 
@@ -227,7 +228,7 @@ export class EmbeddedCollection {
    * reach are refused (collation-refusals.ts). A final `$out` or `$merge` writes the results (on the
    * cursor's first read) and yields nothing.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } = {}): EmbeddedCursor {
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     this.#core.assertOpen()
     const view = this.#view.definition()
@@ -239,7 +240,11 @@ export class EmbeddedCollection {
     const planned = { storage: core.storage, pointKeys: (match: Document) => core.pointKeys(match, { collation: options.collation }) }
     const source: AggregateSource = {
       // Resolved when the cursor runs, as the driver's aggregate fails on its first batch.
-      settings: () => ({ variables: resolveLet(options.let, 'aggregate'), collation: toCollation(options.collation) }),
+      settings: () => ({
+        variables: resolveLet(options.let, 'aggregate'),
+        collation: toCollation(options.collation),
+        sortMemory: { limitBytes: this.#reads?.sortMemoryLimitBytes ?? DEFAULT_SORT_MEMORY_LIMIT_BYTES, allowDiskUse: options.allowDiskUse === true },
+      }),
       read: (deadline, settings) => readDocuments(planned, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
       resolve: this.#resolve,
       output: this.#output,

@@ -191,7 +191,7 @@ export class EmbeddedDb {
    * read collections (`$lookup`) and end in `$out` or `$merge`. Runs on the cursor's first read.
    * `let` and `collation` as on a collection's aggregate.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[], let?: Document, collation?: CollationOptions | undefined } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[], let?: Document, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } = {}): EmbeddedCursor {
     if (!this.#engine.open) throw closedError()
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const source = {
@@ -200,7 +200,11 @@ export class EmbeddedDb {
       output: (db: string | undefined, coll: string) => this.#outputTarget(db, coll),
       collectionless: true,
       expand: (stages: Document[]) => withLocalSessions(stages, options.localSessions ?? []),
-      settings: () => ({ variables: resolveLet(options.let, 'aggregate'), collation: toCollation(options.collation) }),
+      settings: () => ({
+        variables: resolveLet(options.let, 'aggregate'),
+        collation: toCollation(options.collation),
+        sortMemory: { limitBytes: this.#engine.reads.sortMemoryLimitBytes, allowDiskUse: options.allowDiskUse === true },
+      }),
     }
     return aggregateCursor(source, pipeline, options.maxTimeMS)
   }

@@ -112,9 +112,13 @@ export function letReadsFieldError() {
  * A sort without an index needs more memory than its limit (sort-memory-limit.ts): the server's
  * 292 QueryExceededMemoryLimitNoDiskUseAllowed, with its message. The engine has no external sort,
  * so `allowDiskUse` would not help: add an index on the sort field, a limit, or a narrower filter.
+ * An aggregation that asked for `allowDiskUse` is told so, with the same code.
  */
-export function sortMemoryExceededError(limitBytes: number) {
-  return serverError(292, 'QueryExceededMemoryLimitNoDiskUseAllowed', `Sort exceeded memory limit of ${limitBytes} bytes, but did not opt in to external sorting.`)
+export function sortMemoryExceededError(limitBytes: number, allowDiskUse = false) {
+  const message = allowDiskUse
+    ? `Sort exceeded memory limit of ${limitBytes} bytes; the embedded engine has no external sort, so allowDiskUse does not lift the limit.`
+    : `Sort exceeded memory limit of ${limitBytes} bytes, but did not opt in to external sorting.`
+  return serverError(292, 'QueryExceededMemoryLimitNoDiskUseAllowed', message)
 }
 
 /** Client-side argument errors: the driver throws these before anything reaches the server. */

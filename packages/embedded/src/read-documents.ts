@@ -1,14 +1,16 @@
 import { Query } from 'mingo/query'
+import type { BsonFieldReader } from './bson-field-reader.js'
 import { checkFieldPaths } from './check-field-path.js'
 import { toCollation } from './collation.js'
-import { compileFilter, filterCollation } from './compile-filter.js'
+import { compileFilter, filterCollation, type Matcher } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import type { Document, FindOptions } from './document.js'
 import { asServerError } from './errors.js'
+import { type ColumnEntry, fieldColumn } from './field-columns.js'
 import { fieldsToRead } from './fields-to-read.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import type { CollectionStorage } from './persist/storage.js'
-import { decodeStored, type StoredDocument, scanStored } from './scan-documents.js'
+import { countExamined, decodeStored, type StoredDocument, scanStored } from './scan-documents.js'
 import { SortedCollector, type SortSpec, type ValueOrder } from './sort-documents.js'
 import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
 import { toFindSort } from './sort-spec.js'
@@ -39,8 +41,11 @@ export function* readDocuments(
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
   const project = compileProjection(options.projection)
   const sort = toFindSort(options.sort)
-  let found: Iterable<StoredDocument> = scanStored(source.storage, collated ? undefined : source.pointKeys(filter), matches, deadline, fieldsToRead(filter, sort))
-  if (sort) found = sortStored(found, sort, skip + limit, { memoryLimitBytes: sortMemoryLimitBytes, order: collation?.compareValues })
+  const keys = collated ? undefined : source.pointKeys(filter)
+  const reader = fieldsToRead(filter, sort)
+  const found: Iterable<StoredDocument> = sort
+    ? sortStored(source.storage, keys, matches, deadline, reader, sort, skip + limit, { memoryLimitBytes: sortMemoryLimitBytes, order: collation?.compareValues })
+    : scanStored(source.storage, keys, matches, deadline, reader)
   let skipped = 0
   let returned = 0
   for (const stored of found) {
@@ -56,11 +61,53 @@ export function* readDocuments(
   return undefined
 }
 
-/** The top `keep` matches in sort order, holding their bytes (not decoded documents) meanwhile. */
-function sortStored(found: Iterable<StoredDocument>, sort: SortSpec, keep: number, options: { memoryLimitBytes: number, order: ValueOrder | undefined }): StoredDocument[] {
+/**
+ * The top `keep` matches in sort order, holding their bytes (not decoded documents) meanwhile.
+ * The scan copies only the matches that can still make the cut.
+ */
+function sortStored(
+  storage: CollectionStorage,
+  keys: Iterable<string> | undefined,
+  matches: Matcher,
+  deadline: Deadline,
+  reader: BsonFieldReader | undefined,
+  sort: SortSpec,
+  keep: number,
+  options: { memoryLimitBytes: number, order: ValueOrder | undefined }
+): StoredDocument[] {
+  const column = keys === undefined && reader !== undefined ? fieldColumn(storage, reader, deadline) : undefined
+  if (column !== undefined) return sortColumn(storage, column, matches, deadline, sort, keep, options)
   const collector = new SortedCollector<Uint8Array>(sort, keep, options)
-  for (const { doc, bytes } of found) collector.add(doc, bytes, bytes.byteLength)
+  const wanted = (doc: Document) => collector.competes(doc)
+  for (const { doc, bytes } of scanStored(storage, keys, matches, deadline, reader, wanted)) collector.add(doc, bytes, bytes.byteLength)
   return collector.result().map((bytes) => ({ bytes, doc: {}, whole: false }))
+}
+
+/**
+ * sortStored over a collection's field column (field-columns.ts): the top `keep` found in memory,
+ * then only those read from storage. All in one synchronous pass: no write runs in between.
+ */
+function sortColumn(
+  storage: CollectionStorage,
+  column: readonly ColumnEntry[],
+  matches: Matcher,
+  deadline: Deadline,
+  sort: SortSpec,
+  keep: number,
+  options: { memoryLimitBytes: number, order: ValueOrder | undefined }
+): StoredDocument[] {
+  const collector = new SortedCollector<string>(sort, keep, options)
+  for (const entry of column) {
+    deadline.tick()
+    if (matches(entry.doc)) collector.offer(entry.doc, () => entry.key, () => entry.size)
+  }
+  countExamined(column.length)
+  const found: StoredDocument[] = []
+  for (const key of collector.result()) {
+    const bytes = storage.get(key)
+    if (bytes !== undefined) found.push({ bytes, doc: {}, whole: false })
+  }
+  return found
 }
 
 export function compileProjection(projection: Document | undefined): (doc: Document) => Document {

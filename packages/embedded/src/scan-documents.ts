@@ -27,14 +27,17 @@ export function decodeStored(found: StoredDocument): Document {
  *
  * With a `reader` (fields-to-read.ts), `matches` runs on the fields the reader takes straight
  * from the bytes, and nothing is decoded in full here: the caller decodes only what it returns.
- * Without one, each document is decoded in full to be matched.
+ * A walk over the collection then reads each document where storage holds it (`visit`) and
+ * copies only the matches `wanted` accepts (by default every match): a top-k sort refuses those
+ * that cannot make its cut. Without a reader, each document is decoded in full to be matched.
  */
 export function* scanStored(
   storage: CollectionStorage,
   keys: Iterable<string> | undefined,
   matches: Matcher,
   deadline: Deadline,
-  reader: BsonFieldReader | undefined
+  reader: BsonFieldReader | undefined,
+  wanted?: (doc: Document) => boolean
 ): Generator<StoredDocument, undefined> {
   if (keys) {
     for (const key of keys) {
@@ -44,6 +47,21 @@ export function* scanStored(
       if (bytes === undefined) continue
       const found = inspect(bytes, matches, reader)
       if (found) yield found
+    }
+    return undefined
+  }
+  if (reader) {
+    const fields = reader
+    for (const [, found] of iterate(
+      storage.visit((bytes) => {
+        deadline.tick()
+        examinedCount++
+        const doc = fields.read(bytes)
+        if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
+        return { bytes: copyOf(bytes), doc, whole: false }
+      })
+    )) {
+      yield found
     }
     return undefined
   }
@@ -60,7 +78,30 @@ export function* scanStored(
   return undefined
 }
 
+/**
+ * A copy of bytes `visit` sees (storage's read buffer). Uint8Array's own slice: on a Node Buffer,
+ * `slice` is a view of the same memory.
+ */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, 0, bytes.length)
+}
+
+/** An iterator as a generator, closed (`return`) when the caller stops early. */
+export function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
+  try {
+    for (let next = walk.next(); !next.done; next = walk.next()) yield next.value
+  } finally {
+    walk.return?.()
+  }
+  return undefined
+}
+
 let examinedCount = 0
+
+/** Counts documents examined elsewhere than in a scan (field-columns.ts: from memory). */
+export function countExamined(count: number): void {
+  examinedCount += count
+}
 
 /**
  * Stored documents a scan has examined (read from storage and matched) since the process started,

@@ -19,6 +19,8 @@ interface Entry<T> {
 export interface SortedCollectorOptions {
   /** The bytes the collector may hold (sort-memory-limit.ts); unlimited when absent. */
   memoryLimitBytes?: number | undefined
+  /** An aggregation's `allowDiskUse`: the limit holds all the same (no external sort), the error says so. */
+  allowDiskUse?: boolean | undefined
   /** Compares two values: BSON order (the default), or BSON order with a collation's strings (collation.ts). */
   order?: ValueOrder | undefined
 }
@@ -45,7 +47,7 @@ export class SortedCollector<T = Document> {
       return [path.split('.'), dir === -1 ? -1 : 1]
     })
     this.#keep = keep
-    this.#memory = options.memoryLimitBytes === undefined ? undefined : new SortMemoryLimit(options.memoryLimitBytes)
+    this.#memory = options.memoryLimitBytes === undefined ? undefined : new SortMemoryLimit(options.memoryLimitBytes, options.allowDiskUse)
     this.#order = options.order ?? compareBson
   }
 
@@ -56,11 +58,30 @@ export class SortedCollector<T = Document> {
    * what it holds in memory, charged to the memory limit.
    */
   add(doc: Document, value: T = doc as T, size = 0): void {
-    const entry = { keys: this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order)), value, size }
-    if (this.#cutoff !== undefined && this.#compare(entry, this.#cutoff) >= 0) return
+    this.offer(doc, () => value, () => size)
+  }
+
+  /**
+   * As `add`, with the value and its size made only if the document may make the cut: most
+   * documents of a top-k over a large scan are dropped on arrival, before anything is copied or
+   * measured for them.
+   */
+  offer(doc: Document, value: () => T, size: () => number): void {
+    const keys = this.#keysOf(doc)
+    if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff.keys) >= 0) return
+    const entry = { keys, value: value(), size: this.#memory ? size() : 0 }
     this.#entries.push(entry)
-    this.#memory?.charge(size)
+    this.#memory?.charge(entry.size)
     if (this.#entries.length >= 2 * this.#keep) this.#compact()
+  }
+
+  /**
+   * Whether `doc` could still make the cut now (`add` would keep it): a scan need not copy a
+   * document that cannot. The cut only tightens, so a document refused now never makes it.
+   */
+  competes(doc: Document): boolean {
+    if (this.#cutoff === undefined) return true
+    return this.#compareKeys(this.#keysOf(doc), this.#cutoff.keys) < 0
   }
 
   result(): T[] {
@@ -77,9 +98,17 @@ export class SortedCollector<T = Document> {
     }
   }
 
+  #keysOf(doc: Document): unknown[] {
+    return this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order))
+  }
+
   #compare(a: Entry<T>, b: Entry<T>): number {
+    return this.#compareKeys(a.keys, b.keys)
+  }
+
+  #compareKeys(a: unknown[], b: unknown[]): number {
     for (let i = 0; i < this.#fields.length; i++) {
-      const order = this.#order(a.keys[i], b.keys[i])
+      const order = this.#order(a[i], b[i])
       if (order !== 0) return order * this.#fields[i]![1]
     }
     return 0
@@ -91,6 +120,11 @@ export class SortedCollector<T = Document> {
  * the smallest element for an ascending sort and the largest for a descending one.
  */
 export function sortKeyOf(doc: Document, path: string[], dir: 1 | -1, order: ValueOrder = compareBson): unknown {
+  // The common case, a top-level field holding no array, without gathering candidates (a sort calls this per document).
+  if (path.length === 1) {
+    const value = doc[path[0]!]
+    if (!Array.isArray(value)) return value ?? null
+  }
   const candidates: unknown[] = []
   collect(doc, path, 0, candidates)
   let best: unknown = candidates.length === 0 ? null : candidates[0]

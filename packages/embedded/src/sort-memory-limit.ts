@@ -4,7 +4,8 @@ import { invalidArgumentError, sortMemoryExceededError } from './errors.js'
 export const DEFAULT_SORT_MEMORY_LIMIT_BYTES = 100 * 1024 * 1024
 
 /**
- * The memory a sort without an index may hold: the BSON bytes of the documents it keeps to sort.
+ * The memory a sort without an index may hold: the BSON bytes of the documents it keeps to sort
+ * (a find's, or an aggregation's `$sort` stage, aggregate-documents.ts).
  * An unbounded sort keeps every match; a sort with a limit keeps at most about twice skip + limit
  * documents (sort-documents.ts). Past the limit the sort fails with the server's error (292
  * QueryExceededMemoryLimitNoDiskUseAllowed) instead of growing the heap: the engine has no
@@ -12,16 +13,19 @@ export const DEFAULT_SORT_MEMORY_LIMIT_BYTES = 100 * 1024 * 1024
  */
 export class SortMemoryLimit {
   readonly #limitBytes: number
+  readonly #allowDiskUse: boolean
   #heldBytes = 0
 
-  constructor(limitBytes: number) {
+  /** `allowDiskUse` (an aggregation's option) does not lift the limit: it only changes the error's message. */
+  constructor(limitBytes: number, allowDiskUse = false) {
     this.#limitBytes = limitBytes
+    this.#allowDiskUse = allowDiskUse
   }
 
   /** Counts `bytes` more as held; throws once the total is past the limit. */
   charge(bytes: number): void {
     this.#heldBytes += bytes
-    if (this.#heldBytes > this.#limitBytes) throw sortMemoryExceededError(this.#limitBytes)
+    if (this.#heldBytes > this.#limitBytes) throw sortMemoryExceededError(this.#limitBytes, this.#allowDiskUse)
   }
 
   /** After the sort dropped documents: what it still holds. */

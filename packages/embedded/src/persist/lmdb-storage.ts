@@ -105,10 +105,24 @@ class LmdbCollection implements CollectionStorage {
   readonly #catalog: Database<unknown, string>
   readonly #name: string
   #registered = false
+  /**
+   * The same database, read through a decoder that hands each value, in lmdb-js's shared read
+   * buffer (no copy), to `#visitor`: the visits of `visit`. Copying every value out of that
+   * buffer is most of what a scan costs (a Buffer per document), and a sort or a filter looks at
+   * a field or two of most documents and keeps few of them.
+   */
+  readonly #inPlace: Database<unknown, string>
+  #visitor: ((bytes: Uint8Array) => unknown) | undefined
+  /** `version()`: moves on each write applied and each commit; `#uncommitted` counts writes not committed yet. */
+  #version = 0
+  #uncommitted = 0
 
   constructor(root: RootDatabase, db: Database<Buffer, string>, entries: Database<string, Buffer>, catalog: Database<unknown, string>, name: string) {
     this.#root = root
     this.#db = db
+    const decode = (bytes: Uint8Array, size: number) => this.#visitor!(bytes.length === size ? bytes : bytes.subarray(0, size))
+    // Only read through (a decoder without `needsStableBuffer` gets the shared buffer); writes go through #db.
+    this.#inPlace = root.openDB<unknown, string>(`c:${name}`, { encoder: { encode: (value: unknown) => value, decode } } as never)
     this.#entries = entries
     this.#catalog = catalog
     this.#name = name
@@ -116,6 +130,20 @@ class LmdbCollection implements CollectionStorage {
 
   get(key: string): Uint8Array | undefined {
     return this.#db.get(key)
+  }
+
+  version(): number | undefined {
+    return this.#uncommitted === 0 ? this.#version : undefined
+  }
+
+  /** Around every change of the documents: `version()` is undefined until `done` (its commit) settles. */
+  #changing(): () => void {
+    this.#version++
+    this.#uncommitted++
+    return () => {
+      this.#version++
+      this.#uncommitted--
+    }
   }
 
   /** Inside a write transaction (a `transact` body), operations apply at once and must not wait for a commit. */
@@ -147,12 +175,15 @@ class LmdbCollection implements CollectionStorage {
       }
     }
     let outcome: Promise<{ value: T } | { error: unknown }>
+    const committed = this.#changing()
     try {
       outcome = this.#root.transaction(run) as unknown as Promise<{ value: T } | { error: unknown }>
     } catch (error) {
+      committed()
       finish()
       return { applied, durable: Promise.reject(error) }
     }
+    outcome.then(committed, committed)
     const durable = outcome.then((result) => {
       if ('error' in result) throw result.error
       return result.value
@@ -163,6 +194,8 @@ class LmdbCollection implements CollectionStorage {
   /** One LMDB transaction: the documents, their index entries, and the definitions when given. */
   async write(batch: WriteBatch): Promise<void> {
     const register = !this.#registered && ((batch.puts?.length ?? 0) > 0 || batch.indexes !== undefined)
+    // Inside `transact`, the transaction's commit settles the version; here, this write's own.
+    const committed = this.#changing()
     await this.#atomically(() => {
       for (const key of batch.removes ?? []) this.#db.remove(key)
       for (const [key, bytes] of batch.puts ?? []) this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
@@ -171,7 +204,7 @@ class LmdbCollection implements CollectionStorage {
       if (batch.indexes) this.#catalog.put(`indexes:${this.#name}`, batch.indexes)
       // Remembers that the collection exists, so dropAll finds it after a restart.
       if (register && this.#catalog.get(`collection:${this.#name}`) === undefined) this.#catalog.put(`collection:${this.#name}`, true)
-    })
+    }).finally(committed)
     if (register) this.#registered = true
   }
 
@@ -241,9 +274,50 @@ class LmdbCollection implements CollectionStorage {
     return { entries, more: entries.length === SCAN_BATCH }
   }
 
+  /** Like `scan`, the visits of one batch within one short read transaction; what they keep is yielded after it. */
+  *visit<T>(visit: (bytes: Uint8Array) => T | undefined): Generator<[string, T], undefined> {
+    let after: string | undefined
+    for (;;) {
+      const { kept, last, more } = this.#visitBatch(after, visit)
+      for (const value of kept) yield value
+      if (!more) return undefined
+      after = last
+    }
+  }
+
+  #visitBatch<T>(after: string | undefined, visit: (bytes: Uint8Array) => T | undefined): { kept: [string, T][], last: string | undefined, more: boolean } {
+    const range = after === undefined ? { limit: SCAN_BATCH } : { start: after, exclusiveStart: true, limit: SCAN_BATCH }
+    const kept: [string, T][] = []
+    let count = 0
+    let bytes = 0
+    let last: string | undefined
+    // Batches are read synchronously, but a visit might itself walk another collection.
+    const outer = this.#visitor
+    this.#visitor = (view) => {
+      bytes += view.length
+      return visit(view)
+    }
+    try {
+      for (const { key, value } of this.#inPlace.getRange(range)) {
+        count++
+        last = key
+        if (value !== undefined) kept.push([key, value as T])
+        if (bytes >= SCAN_BATCH_BYTES) return { kept, last, more: true }
+      }
+    } finally {
+      this.#visitor = outer
+    }
+    return { kept, last, more: count === SCAN_BATCH }
+  }
+
   async clear(): Promise<void> {
-    await this.#db.clearAsync()
-    await this.#entries.clearAsync()
+    const committed = this.#changing()
+    try {
+      await this.#db.clearAsync()
+      await this.#entries.clearAsync()
+    } finally {
+      committed()
+    }
     this.#registered = false
   }
 }

@@ -48,6 +48,7 @@ class MemoryCollection implements CollectionStorage {
   readonly #docs = new Map<string, Uint8Array>()
   readonly #indexes = new Map<string, SortedEntries>()
   readonly #writeIndexes: (indexes: StoredIndex[]) => void
+  #version = 0
   /** Set by the first write, like a server collection that exists once written to. */
   exists = false
 
@@ -61,6 +62,7 @@ class MemoryCollection implements CollectionStorage {
 
   /** Applied synchronously, so a batch is atomic and visible at once. */
   async write(batch: WriteBatch): Promise<void> {
+    this.#version++
     for (const key of batch.removes ?? []) this.#docs.delete(key)
     for (const [key, bytes] of batch.puts ?? []) this.#docs.set(key, bytes)
     for (const entry of batch.removeEntries ?? []) this.#entries(entry.index).remove(entryKeyOf(entry.key, entry.docKey))
@@ -85,6 +87,20 @@ class MemoryCollection implements CollectionStorage {
     return this.#docs.values()
   }
 
+  /** The stored bytes are stable here: `visit` sees them as they are. */
+  *visit<T>(visit: (bytes: Uint8Array) => T | undefined): Generator<[string, T], undefined> {
+    for (const [key, bytes] of this.#docs) {
+      const value = visit(bytes)
+      if (value !== undefined) yield [key, value]
+    }
+    return undefined
+  }
+
+  /** Writes apply at once: every write is a new version. */
+  version(): number {
+    return this.#version
+  }
+
   indexRange(index: string, range: IndexRange): Iterator<IndexHit, undefined> {
     return this.#entries(index).range(range)
   }
@@ -103,6 +119,7 @@ class MemoryCollection implements CollectionStorage {
   }
 
   clear(): void {
+    this.#version++
     this.#docs.clear()
     this.#indexes.clear()
     this.exists = false

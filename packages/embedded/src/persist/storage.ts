@@ -32,6 +32,21 @@ export interface CollectionStorage {
    */
   scan(): Iterator<Uint8Array, undefined>
   /**
+   * `scan`, with `visit` run on each document's bytes as the walk reads them, and what it returns
+   * yielded (undefined: nothing). The bytes are valid only during the call: lmdb-storage hands out
+   * its read buffer instead of a copy, so a scan that looks at a field or two of each document
+   * and keeps few of them copies only those (`visit` copies what it keeps). Same batches and
+   * isolation as `scan`. Yields each kept value with its document's storage key.
+   */
+  visit<T>(visit: (bytes: Uint8Array) => T | undefined): Iterator<[key: string, value: T], undefined>
+  /**
+   * A number that changes whenever what reads see may have changed: a write applied (visible
+   * inside its transaction), then its commit (visible to every read). Undefined while a write
+   * is not committed yet: reads outside its transaction still see the data before it. What is
+   * derived from reads at one version (field-columns.ts) stays exact while the version does.
+   */
+  version(): number | undefined
+  /**
    * The entries of index `index` whose entry key lies in `[start, end)` (byte order; see
    * index-keys.ts), ascending or, with `reverse`, descending: each entry's key (index key, `_id`,
    * storage key; valid until the next step) and its document's storage key. Lazy, with the same

@@ -179,6 +179,8 @@ class GatedStorage extends MemoryStorage {
     return {
       get: (key) => inner.get(key),
       scan: () => inner.scan(),
+      visit: (visit) => inner.visit(visit),
+      version: () => inner.version(),
       indexRange: (index, range) => inner.indexRange(index, range),
       clearIndex: (index) => inner.clearIndex(index),
       flushed: () => inner.flushed(),

@@ -58,6 +58,30 @@ for (const kind of ENGINES) {
     it('streams an unbounded list without a sort, whatever its size', async () => {
       assert.equal((await db.collection('items').find({}).toArray()).length, DOCS)
     })
+
+    it('refuses an aggregate $sort past the limit with code 292', async () => {
+      await assert.rejects(db.collection('items').aggregate([{ $sort: { n: 1 } }]).toArray(), isSortMemoryError)
+      await assert.rejects(db.collection('items').aggregate([{ $match: { n: { $gt: 30 } } }, { $sort: { n: -1 } }]).toArray(), isSortMemoryError)
+      await assert.rejects(db.collection('items').aggregate([{ $project: { n: 1, pad: 1 } }, { $sort: { n: 1 } }, { $limit: 40 }]).toArray(), isSortMemoryError)
+    })
+
+    it('runs an aggregate $sort followed by a $limit: only the top is held', async () => {
+      const page = await db.collection('items').aggregate([{ $sort: { n: 1 } }, { $limit: 10 }]).toArray()
+      assert.deepEqual(page.map((doc) => doc['n']), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+      const small = await db.collection('items').aggregate([{ $project: { n: 1 } }, { $sort: { n: -1 } }]).toArray()
+      assert.equal(small.length, DOCS)
+      assert.equal(small[0]!['n'], DOCS)
+    })
+
+    it('keeps the limit under allowDiskUse: true (no external sort), saying so', async () => {
+      await assert.rejects(db.collection('items').aggregate([{ $sort: { n: 1 } }], { allowDiskUse: true }).toArray(), (error: unknown) => {
+        assert.ok(error instanceof MongoServerError, String(error))
+        assert.equal(error.code, 292)
+        assert.equal(error.codeName, 'QueryExceededMemoryLimitNoDiskUseAllowed')
+        assert.equal(error.message, `Sort exceeded memory limit of ${LIMIT} bytes; the embedded engine has no external sort, so allowDiskUse does not lift the limit.`)
+        return true
+      })
+    })
   })
 }
 

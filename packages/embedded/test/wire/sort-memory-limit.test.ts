@@ -35,3 +35,18 @@ it('still answers a sorted page: only its top is held', async () => {
   const page = await client.db('test').collection('items').find({}).sort({ n: 1 }).limit(3).toArray()
   assert.deepEqual(page.map((doc) => doc['_id']), [99, 98, 97])
 })
+
+it('answers an aggregate $sort past the limit with code 292, allowDiskUse or not', async () => {
+  for (const options of [{}, { allowDiskUse: true }]) {
+    await assert.rejects(client.db('test').collection('items').aggregate([{ $sort: { n: 1 } }], options).toArray(), (error: unknown) => {
+      assert.ok(error instanceof MongoServerError, String(error))
+      assert.equal(error.code, 292)
+      assert.equal(error.codeName, 'QueryExceededMemoryLimitNoDiskUseAllowed')
+      assert.match(error.message, /^Sort exceeded memory limit of 10000 bytes/)
+      if ('allowDiskUse' in options) assert.match(error.message, /allowDiskUse does not lift the limit\.$/)
+      return true
+    })
+  }
+  const page = await client.db('test').collection('items').aggregate([{ $sort: { n: 1 } }, { $limit: 3 }]).toArray()
+  assert.deepEqual(page.map((doc) => doc['_id']), [99, 98, 97])
+})

@@ -18,7 +18,13 @@ const aggregate: CommandHandler = async (command, context) => {
     throw badValue("The 'cursor' option is required, except for aggregate with the explain argument")
   }
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const options = { collation: optionalCollation(command), ...(maxTimeMS ? { maxTimeMS } : {}), ...(command['let'] != null ? { let: command['let'] as Document } : {}) }
+  const options = {
+    collation: optionalCollation(command),
+    ...(maxTimeMS ? { maxTimeMS } : {}),
+    ...(command['let'] != null ? { let: command['let'] as Document } : {}),
+    // No external sort: the engine's sort memory limit holds all the same, its error says so.
+    ...(command['allowDiskUse'] === true ? { allowDiskUse: true } : {}),
+  }
   const pipeline = requiredArray(command, 'pipeline')
   const databaseLevel = command['aggregate'] === 1
   const name = databaseLevel ? '$cmd.aggregate' : collectionName(command['aggregate'], 'aggregate')
