@@ -12,7 +12,10 @@
  * (`taskset`), the wire server beside it; autocannon runs in a child pinned to the other core.
  * Beside req/s, each run reads the CPU time its server processes used (/proc, Linux), and prints
  * CPU microseconds per request: on a machine shared with other work req/s swing with the load,
- * CPU per request much less, and its ratios estimate the req/s ratios on cores of their own.
+ * CPU per request less, and its ratios estimate the req/s ratios on cores of their own. It is no
+ * cure for an overloaded machine: a server the starved load generator keeps half idle spends more
+ * per request (fewer requests per wakeup), and a run of a few dozen requests carries one-off costs
+ * (a driver pool opening its connections).
  * Knobs: BENCH_SECONDS (per run, default 2), BENCH_ROUNDS (default 3), BENCH_USERS (default 10000),
  * BENCH_CONNECTIONS (default 50).
  */
