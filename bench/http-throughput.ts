@@ -10,11 +10,17 @@
  * The lists run without an index, then with one on `age` (createIndex through the collection API);
  * the writes run last, with the index. Every server runs in its own process pinned to one core
  * (`taskset`), the wire server beside it; autocannon runs in a child pinned to the other core.
+ * Beside req/s, each run reads the CPU time its server processes used (/proc, Linux), and prints
+ * CPU microseconds per request: on a machine shared with other work req/s swing with the load,
+ * CPU per request less, and its ratios estimate the req/s ratios on cores of their own. It is no
+ * cure for an overloaded machine: a server the starved load generator keeps half idle spends more
+ * per request (fewer requests per wakeup), and a run of a few dozen requests carries one-off costs
+ * (a driver pool opening its connections).
  * Knobs: BENCH_SECONDS (per run, default 2), BENCH_ROUNDS (default 3), BENCH_USERS (default 10000),
  * BENCH_CONNECTIONS (default 50).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -40,6 +46,8 @@ export interface System {
   title: string
   url: string
   idsFile: string
+  /** The processes serving its requests (the router's or route's, and the wire server's). */
+  pids: number[]
 }
 
 export interface Workload {
@@ -74,7 +82,7 @@ async function canPin(): Promise<boolean> {
 const children: ChildProcess[] = []
 
 /** Starts a server pinned to the server core and waits for the first line matching `ready`. */
-function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<string> {
+function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string, pid: number }> {
   const [command, argv] = pinned(SERVER_CORE, process.execPath, args)
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
@@ -83,12 +91,31 @@ function startServer(args: string[], env: Record<string, string>, ready: RegExp)
     const lines = createInterface({ input: child.stdout! })
     lines.on('line', (line) => {
       const found = ready.exec(line)
-      if (found) resolve(found[1]!)
+      // taskset execs the command: the child's pid is the server's.
+      if (found) resolve({ url: found[1]!, pid: child.pid! })
     })
   })
 }
 
 const startBenchServer = (script: string, env: Record<string, string> = {}) => startServer(['--import', 'tsx', here(script)], env, /^LISTENING (\S+)/)
+
+/** CPU time (user + system, ms) the processes have used so far; undefined without /proc. */
+function cpuMs(pids: number[]): number | undefined {
+  let total = 0
+  for (const pid of pids) {
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+    } catch {
+      return undefined
+    }
+  }
+  return total
+}
+
+/** USER_HZ: 100 on every Linux the benchmark runs on. */
+const CLOCK_TICKS = 100
 
 /** POSTs every user through the create route, a few at a time, and writes the ids it answered. */
 async function seed(url: string, file: string): Promise<void> {
@@ -130,15 +157,27 @@ export function runLoad(system: System, workload: Workload, runTag: string): Pro
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/** CPU microseconds per request, per workload and system (medians), when /proc tells. */
+const cpuPerRequest = new Map<string, Map<string, number>>()
+
 /** Every system once per round, rounds interleaved; medians per system. */
 async function measure(systems: System[], workload: Workload, results: Map<string, Map<string, number>>): Promise<void> {
   const runs = new Map<string, number[]>(systems.map((system) => [system.key, []]))
+  const cpuRuns = new Map<string, number[]>(systems.map((system) => [system.key, []]))
   for (let round = 0; round < ROUNDS; round++) {
-    for (const system of systems) runs.get(system.key)!.push((await runLoad(system, workload, `${workload.key}-${round}`)).requestsPerSecond)
+    for (const system of systems) {
+      const before = cpuMs(system.pids)
+      const result = await runLoad(system, workload, `${workload.key}-${round}`)
+      const after = cpuMs(system.pids)
+      runs.get(system.key)!.push(result.requestsPerSecond)
+      if (before !== undefined && after !== undefined && result.requests > 0) cpuRuns.get(system.key)!.push(((after - before) * 1000) / result.requests)
+    }
   }
   const medians = new Map([...runs].map(([key, values]) => [key, median(values)]))
   results.set(workload.key, medians)
-  console.log(`  ${workload.title}: ${[...medians].map(([key, value]) => `${key} ${value.toFixed(0)}`).join(', ')} req/s`)
+  if ([...cpuRuns.values()].every((values) => values.length > 0)) cpuPerRequest.set(workload.key, new Map([...cpuRuns].map(([key, values]) => [key, median(values)])))
+  const cpu = cpuPerRequest.get(workload.key)
+  console.log(`  ${workload.title}: ${[...medians].map(([key, value]) => `${key} ${value.toFixed(0)}${cpu ? ` (${cpu.get(key)!.toFixed(0)} µs CPU)` : ''}`).join(', ')} req/s`)
 }
 
 const rate = (value: number) => (value >= 10_000 ? `${(value / 1000).toFixed(1)}k` : value >= 1000 ? `${(value / 1000).toFixed(2)}k` : value.toFixed(0))
@@ -154,6 +193,22 @@ function printTables(systems: System[], workloads: Workload[], results: Map<stri
     const base = row.get('map')!
     console.log(`| ${workload.title} | ${systems.map((s) => `${times(row.get(s.key)! / base)} (${rate(row.get(s.key)!)} req/s)`).join(' | ')} |`)
   }
+  if (workloads.every((workload) => cpuPerRequest.has(workload.key))) {
+    console.log('\nCPU time per request of the serving processes (the wire server included), and the Map baseline\'s over it: the req/s ratio on cores of their own.\n')
+    console.log(`| workload | ${systems.map((s) => s.title).join(' | ')} |`)
+    console.log(`|---|${systems.map(() => '---:').join('|')}|`)
+    for (const workload of workloads) {
+      const row = cpuPerRequest.get(workload.key)!
+      const base = row.get('map')!
+      console.log(`| ${workload.title} | ${systems.map((s) => `${times(base / row.get(s.key)!)} (${row.get(s.key)!.toFixed(0)} µs)`).join(' | ')} |`)
+    }
+    console.log('\n| workload | ours wire / ours on disk (CPU) | ours wire / hand-written driver route (CPU) |')
+    console.log('|---|---:|---:|')
+    for (const workload of workloads) {
+      const row = cpuPerRequest.get(workload.key)!
+      console.log(`| ${workload.title} | ${times(row.get('disk')! / row.get('wire')!)} | ${times(row.get('driver')! / row.get('wire')!)} |`)
+    }
+  }
   console.log('\nThrough the driver and the wire server: against ours in process, and against the hand-written driver route.\n')
   console.log('| workload | ours wire / ours on disk | ours wire / hand-written driver route |')
   console.log('|---|---:|---:|')
@@ -167,21 +222,24 @@ export async function benchThroughput(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'fmc-bench-'))
   try {
     console.log(`\n## Setting up: 4 servers, ${USERS} users each through the create route`)
-    const wireUri = await startServer([WIRE_CLI, '--port', '0', '--path', join(work, 'wire-data')], {}, /^(mongodb:\/\/\S+)/)
-    const urls = {
+    const wire = await startServer([WIRE_CLI, '--port', '0', '--path', join(work, 'wire-data')], {}, /^(mongodb:\/\/\S+)/)
+    const wireUri = wire.url
+    const servers = {
       map: await startBenchServer('./servers/map-baseline.ts'),
       disk: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'disk', BENCH_DATA_DIR: join(work, 'disk-data') }),
       wire: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'wire', BENCH_WIRE_URI: wireUri, BENCH_DB: 'ours' }),
       driver: await startBenchServer('./servers/driver-route.ts', { BENCH_WIRE_URI: wireUri, BENCH_DB: 'driver' }),
     }
+    // The wire server serves both driver-backed systems; they run one at a time, so its CPU is theirs.
+    const pids = { map: [servers.map.pid], disk: [servers.disk.pid], wire: [servers.wire.pid, wire.pid], driver: [servers.driver.pid, wire.pid] }
     const titles = { map: 'Map baseline', disk: 'ours, engine on disk', wire: 'ours through the driver and the wire server', driver: 'hand-written driver route, same wire server' }
     const systems: System[] = []
     for (const key of ['map', 'disk', 'wire', 'driver'] as const) {
       const started = performance.now()
       const idsFile = join(work, `${key}-ids.txt`)
-      await seed(urls[key], idsFile)
+      await seed(servers[key].url, idsFile)
       console.log(`  seeded ${key} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-      systems.push({ key, title: titles[key], url: urls[key], idsFile })
+      systems.push({ key, title: titles[key], url: servers[key].url, idsFile, pids: pids[key] })
     }
     const results = new Map<string, Map<string, number>>()
     const workloads: Workload[] = [GET_ONE, list(''), filter('')]

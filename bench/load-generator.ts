@@ -22,6 +22,8 @@ export interface LoadConfig {
 
 export interface LoadResult {
   requestsPerSecond: number
+  /** Requests completed in the run. */
+  requests: number
   non2xx: number
   errors: number
 }
@@ -63,5 +65,5 @@ const result = await autocannon({
     : {}),
 })
 // Completed requests over the run's length: the per-second average reads 0 for a workload slower than a second.
-const answer: LoadResult = { requestsPerSecond: result.requests.total / result.duration, non2xx: result.non2xx, errors: result.errors }
+const answer: LoadResult = { requestsPerSecond: result.requests.total / result.duration, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors }
 console.log(JSON.stringify(answer))

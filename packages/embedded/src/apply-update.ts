@@ -1,4 +1,5 @@
 import { update as mingoUpdate } from 'mingo/updater'
+import { applySimpleUpdate } from './apply-simple-update.js'
 import { copyThroughBson } from './bson-codec.js'
 import { checkUpdate } from './check-update.js'
 import type { Document } from './document.js'
@@ -23,6 +24,8 @@ export function applyUpdate(doc: Document, update: Document, filter: Document, a
   try {
     const concrete = expandPositional(doc, modifier, filter, arrayFilters)
     if (Object.keys(concrete).length === 0) return false
+    const simple = applySimpleUpdate(doc, concrete)
+    if (simple !== undefined) return simple
     changed = mingoUpdate(doc, concrete, undefined, undefined, { queryOptions: MINGO_OPTIONS })
   } catch (error) {
     throw toServerError(error as Error)

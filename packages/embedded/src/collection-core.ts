@@ -112,6 +112,21 @@ export class CollectionCore {
     return planQuery(filter, this.indexes.usable(), this.storage, options)
   }
 
+  /**
+   * `findOne({ _id: <ObjectId> })` without options, the read of GET one: the document under that
+   * key, decoded, or null; undefined when `filter` is not of that shape (the caller then reads
+   * through a cursor). The stored key is the canonical key of the document's `_id`, and an
+   * ObjectId equals only itself (no numeric or collation equivalence), so the key alone decides
+   * the match: no filter to compile, no plan, no cursor.
+   */
+  pointRead(filter: Document): Document | null | undefined {
+    const id = soleObjectIdOf(filter)
+    if (id === undefined) return undefined
+    this.indexes.assertBuildable(() => this.all())
+    const bytes = this.storage.get(toValueKey(id))
+    return bytes === undefined ? null : decodeDocument(bytes)
+  }
+
   /** The candidate keys of `filter` (see `plan`), unordered. */
   pointKeys(filter: Document, options: PlanOptions = {}): Iterable<string> | undefined {
     return this.plan(filter, { collation: options.collation })?.keys
@@ -122,6 +137,10 @@ export class CollectionCore {
    * `collation`, which also keeps the planner off indexes: their order and equality are binary).
    */
   first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec, collation?: Collation): Found | undefined {
+    if (maxTimeMS === undefined && sort === undefined && collation === undefined) {
+      const point = this.pointRead(filter)
+      if (point !== undefined) return point === null ? undefined : [toValueKey(point['_id']), point]
+    }
     const matches = compileFilter(filter, filterCollation(filter, collation))
     const sorting = sort && Object.keys(sort).length > 0 ? sort : undefined
     const plan = this.plan(filter, { sort: sorting, collation })
@@ -191,6 +210,27 @@ export class CollectionCore {
   reset(): void {
     this.indexes.clear()
   }
+}
+
+/** The ObjectId of a filter that is `{ _id: id }` or `{ _id: { $eq: id } }` and nothing else. */
+function soleObjectIdOf(filter: Document): unknown {
+  let only: string | undefined
+  for (const key in filter) {
+    if (only !== undefined || !Object.hasOwn(filter, key)) return undefined
+    only = key
+  }
+  if (only !== '_id') return undefined
+  let value = filter['_id']
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value)
+    if (keys.length !== 1 || keys[0] !== '$eq') return undefined
+    value = value['$eq']
+  }
+  return (value as { _bsontype?: unknown } | null)?._bsontype === 'ObjectId' ? value : undefined
+}
+
+function isPlainObject(value: unknown): value is Document {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
 }
 
 export function startDeadline(maxTimeMS: number | undefined): Deadline {

@@ -127,6 +127,12 @@ export class EmbeddedCollection {
   }
 
   async findOne(filter: Document, options: Omit<FindOptions, 'limit'> = {}): Promise<Document | null> {
+    // GET one's read: straight from the key, when nothing (options, a view) asks for more.
+    if (Object.keys(options).length === 0 && !this.#view.definition()) {
+      this.#core.assertOpen()
+      const found = this.#core.pointRead(filter)
+      if (found !== undefined) return found
+    }
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
     return doc ?? null
   }

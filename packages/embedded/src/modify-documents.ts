@@ -102,9 +102,10 @@ export function findAndModify(core: CollectionCore, filter: Document, change: Ch
       await core.remove([found])
       return { value: found[1], n: 1, updatedExisting: false }
     }
-    const before = copyThroughBson(found[1])
+    // A copy of the document as found only when it is the answer: the change works on its own copy.
+    const before = options.returnNew ? undefined : copyThroughBson(found[1])
     const after = await changeOne(core, found, filter, change, kind, options, variables, true)
-    return { value: options.returnNew ? after : before, n: 1, updatedExisting: true }
+    return { value: options.returnNew ? after : before!, n: 1, updatedExisting: true }
   })
 }
 
@@ -125,7 +126,10 @@ async function changeOne(core: CollectionCore, [key, before]: Found, filter: Doc
   if (isPipelineUpdate(change)) {
     after = applyPipelineUpdate(before, change, variables)
   } else if (kind === 'operators') {
-    after = decodeDocument(encodeDocument(before))
+    // A fresh copy to change: decoded again from the stored bytes `before` was decoded from
+    // (this queued write has not changed them), cheaper than encoding `before` to decode it.
+    const stored = core.storage.get(key)
+    after = decodeDocument(stored ?? encodeDocument(before))
     const update = withoutInsertOnly(change)
     changed = Object.keys(update).length > 0 && applyUpdate(after, update, filter, options.arrayFilters)
   } else {

@@ -93,6 +93,19 @@ for (const kind of ENGINES) {
       assert.deepEqual(await coll.updateOne({ _id: 2 }, { $set: { name: 'bin' } }), { matchedCount: 0, modifiedCount: 0 })
     })
 
+    it('top-level $set and $unset: fields keep their place, new ones follow in order, equal values and absent fields change nothing', async () => {
+      const doc = await coll.findOneAndUpdate({ _id: 1 }, { $set: { zeta: 1, name: 'crate', alpha: [1, { b: 2 }] }, $unset: { count: '', absent: '' } }, after)
+      assert.deepEqual(Object.keys(must(doc)), ['_id', 'name', 'tags', 'meta', 'items', 'zeta', 'alpha'])
+      assert.deepEqual(await coll.findOne({ _id: 1 }), doc)
+      const same = { $set: { name: 'crate', meta: { color: 'red' }, alpha: [1, { b: 2 }] }, $unset: { count: '' } }
+      assert.deepEqual(await coll.updateOne({ _id: 1 }, same), { matchedCount: 1, modifiedCount: 0 })
+      const before = await coll.findOneAndUpdate({ _id: 1 }, { $set: { name: 'bin' } }, { returnDocument: 'before' })
+      assert.equal(before?.['name'], 'crate')
+      await assert.rejects(coll.updateOne({ _id: 1 }, { $set: { name: 'x' }, $unset: { name: '' } }), { code: 40 })
+      await assert.rejects(coll.updateOne({ _id: 1 }, { $set: { _id: 2 } }), { code: 66 })
+      assert.equal((await coll.findOne({ _id: 1 }))?.['name'], 'bin')
+    })
+
     it('findOneAndUpdate returns null when nothing matches', async () => {
       assert.equal(await coll.findOneAndUpdate({ _id: 2 }, { $set: { x: 1 } }, after), null)
     })

@@ -40,8 +40,22 @@ const find: CommandHandler = async (command, context) => {
   options.collation = optionalCollation(command)
   const limit = optionalNumber(command, 'limit')
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
-  const cursor = collection.find(optionalDocument(command, 'filter') ?? {}, options)
-  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, cursor, command, single)
+  const filter = optionalDocument(command, 'filter') ?? {}
+  const ns = `${context.dbName}.${collection.collectionName}`
+  if (single && isPlainFindOne(options, command)) {
+    // The driver's findOne (limit 1, one batch): the engine's findOne, which reads an `_id` from its
+    // key, without a cursor to open and close.
+    const doc = await collection.findOne(filter)
+    return { cursor: { firstBatch: doc === null ? [] : [doc], id: Long.ZERO, ns }, ok: 1 }
+  }
+  return firstBatch(context, ns, collection.find(filter, options), command, single)
+}
+
+/** A find of at most one document and no other option: what findOne answers the same. */
+function isPlainFindOne(options: FindOptions, command: Document): boolean {
+  const batchSize = optionalCount(optionalDocument(command, 'cursor') ?? command, 'batchSize')
+  if (batchSize === 0 || options.limit !== 1) return false
+  return Object.entries(options).every(([name, value]) => value === undefined || (name === 'limit' && value === 1))
 }
 
 /** Opens a server cursor over `source` and answers with its first batch. */
