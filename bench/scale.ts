@@ -125,7 +125,7 @@ export async function benchScale(): Promise<void> {
     for (const size of sizes) {
       const { url, child } = await startServer(join(work, `users-${size}`))
       servers.push(child)
-      systems.push({ key: size === SMALL ? 'map' : 'disk', title: `${size} users`, url, idsFile: join(work, `ids-${size}.txt`) })
+      systems.push({ key: size === SMALL ? 'map' : 'disk', title: `${size} users`, url, idsFile: join(work, `ids-${size}.txt`), pids: [child.pid!] })
     }
     const workloads: Workload[] = [GET_ONE, list(', index on age')]
     console.log(`\n| workload | ${SMALL} users | ${LARGE} users | ratio |\n|---|---:|---:|---:|`)

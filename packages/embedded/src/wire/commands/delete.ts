@@ -1,7 +1,7 @@
 import type { Document } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
-import { type CommandHandler, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
+import { type CommandHandler, optionalCount, optionalDocument, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
 
 /**

@@ -1,7 +1,7 @@
 import type { Document, FindOneAndOptions, ModifyResult } from '../../index.js'
 import { failedToParse } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
-import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, targetCollection } from './command-context.js'
+import { type CommandHandler, optionalArray, optionalCount, optionalDocument, targetCollection } from './command-context.js'
 
 /**
  * findAndModify: update, replace or (`remove: true`) delete the first match in `sort` order,
