@@ -13,7 +13,8 @@ const selections = new WeakMap<FastifyRequest, ReadonlySet<string>>()
  */
 export function fieldSelector(outModel: TSchema): (request: FastifyRequest, raw: string | undefined) => string[] | undefined {
   const shape = buildShape(outModel)
-  const shown = shape.kind === 'object' ? new Set(shape.fields.keys()) : new Set<string>()
+  // Shapes name the identifier `_id`; clients name it `id`.
+  const shown = new Set(['id', ...(shape.kind === 'object' ? [...shape.fields.keys()].filter((name) => name !== '_id') : [])])
   return (request, raw) => {
     if (raw === undefined) return undefined
     const names = raw.split(',').map((name) => name.trim())
