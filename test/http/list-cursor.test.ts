@@ -43,7 +43,7 @@ describeEachStore('Page cursors: Link rel="next"', (mode) => {
     let next: string | undefined = url
     for (let pages = 0; next !== undefined; pages++) {
       assert.ok(pages < 50, 'the Link headers loop')
-      const res = await t.app.inject({ method: 'GET', url: next })
+      const res: Awaited<ReturnType<typeof t.app.inject>> = await t.app.inject({ method: "GET", url: next })
       assert.equal(res.statusCode, 200, `${next}: ${res.body}`)
       const page = res.json()
       const link = res.headers.link as string | undefined
