@@ -100,7 +100,9 @@ export function afterKey(sort: SortSpec, key: PageKey): Filter {
     return sort.direction === 1 ? { kind: 'or', items: [sameKeyLaterId, field('ne', null)] } : sameKeyLaterId
   }
   const beyond = field(sort.direction === 1 ? 'gt' : 'lt', key.value)
-  return sort.direction === 1
-    ? { kind: 'or', items: [beyond, sameKeyLaterId] }
-    : { kind: 'or', items: [beyond, sameKeyLaterId, fieldEquals(sort.path, null)] }
+  if (sort.direction === -1) return { kind: 'or', items: [beyond, sameKeyLaterId, fieldEquals(sort.path, null)] }
+  // The redundant lower bound beside the `$or` is what lets a query planner start an index walk at the
+  // key instead of at the first document (the engine's does; a deep page then costs what the first does).
+  const from: Filter = { kind: 'field', path: sort.path, conditions: [{ op: 'gte', value: key.value }] }
+  return { kind: 'and', items: [from, { kind: 'or', items: [beyond, sameKeyLaterId] }] }
 }

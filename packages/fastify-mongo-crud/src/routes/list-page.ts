@@ -51,7 +51,9 @@ export async function prepareListPage(
   let query: ListQuery = { ...parsed, sort, fields }
   if (raw.cursor !== undefined) {
     if (raw.skip !== undefined) throw invalidCursor('cursor and skip cannot be combined: the cursor already says where the page starts')
-    query.filter = allOf(parsed.filter, afterKey(sort, cursors.seal.open(binding, raw.cursor)))
+    // One flat AND, so a planner sees the cursor's bound among the top-level conditions.
+    const after = afterKey(sort, cursors.seal.open(binding, raw.cursor))
+    query.filter = allOf(parsed.filter, ...(after.kind === 'and' ? after.items : [after]))
   } else if (parsed.sort === undefined) {
     // Unsorted pages have no order to continue: no Link (sort_by=id pages by the identifier).
     return { query: { ...parsed, fields } }
