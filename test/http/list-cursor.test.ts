@@ -101,10 +101,52 @@ describeEachStore('Page cursors: Link rel="next"', (mode) => {
     assert.deepEqual(byCursor, bySkip)
   })
 
+  it('limit may change from one page to the next', async () => {
+    const whole = await getJson(t.app, '/items?sort_by=label')
+    const first = await t.app.inject({ method: 'GET', url: '/items?sort_by=label&limit=3' })
+    const next = LINK.exec(String(first.headers.link))![1]!.replace('limit=3', 'limit=5')
+    const second = await getJson(t.app, next)
+    assert.deepEqual([...first.json(), ...second].map((doc: Json) => doc.id), whole.slice(0, 8).map((doc: Json) => doc.id))
+  })
+
   it('OpenAPI shows the cursor parameter and the Link header', async () => {
     const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
     const get = spec.paths['/items'].get
     assert.ok(get.parameters.some((p: { in: string, name: string }) => p.in === 'query' && p.name === 'cursor'))
     assert.ok(get.responses['200'].headers.Link)
+  })
+})
+
+describeEachStore('cursorSecret', (mode) => {
+  const secret = 'a secret shared by every instance, 32+ chars'
+  let one: TestApp
+  let two: TestApp
+  before(async () => {
+    one = await buildApp(mode, { model: Item, collectionName: 'items', prefix: '/items', cursorSecret: secret })
+    await seedDocs(one.app, '/items', Array.from({ length: 5 }, (_, i) => itemAt(i)))
+    // Another instance of the same API: another app (on the same data), given the same secret.
+    two = await buildApp({ name: mode.name, open: async () => ({ db: one.store.db, close: async () => {} }) }, {
+      model: Item,
+      collectionName: 'items',
+      prefix: '/items',
+      cursorSecret: Buffer.from(secret),
+    })
+  })
+  after(async () => {
+    await two.close()
+    await one.close()
+  })
+
+  it('a cursor issued by one instance works on another with the same secret', async () => {
+    const first = await one.app.inject({ method: 'GET', url: '/items?sort_by=label&limit=2' })
+    const next = LINK.exec(String(first.headers.link))![1]!
+    assert.deepEqual(await getJson(two.app, next), await getJson(one.app, next))
+  })
+
+  it('a secret shorter than 32 characters is refused at registration', async () => {
+    await assert.rejects(
+      buildApp(mode, { model: Item, collectionName: 'items', prefix: '/items', cursorSecret: 'short' }),
+      (error: Error & { code?: string }) => error.code === 'FMC_ERR_OPTIONS_INVALID' && /cursorSecret/.test(error.message),
+    )
   })
 })
