@@ -43,6 +43,7 @@ export type RequestErrorCode =
   | 'FMC_ERR_DEPENDENCY'
   | 'FMC_ERR_OUT_OF_SCOPE'
   | 'FMC_ERR_HTTP'
+  | 'FMC_ERR_CURSOR_INVALID'
 
 /**
  * An HTTP error with a status and a `detail`. Dependencies throw it to refuse a request
@@ -90,3 +91,6 @@ export class StoreError extends Error {
     this.code = code
   }
 }
+
+/** A page cursor that was altered, or replayed with another filter, sort, scope or list (or combined with skip). */
+export const invalidCursor = (detail: string) => new HTTPException(400, detail, 'FMC_ERR_CURSOR_INVALID')

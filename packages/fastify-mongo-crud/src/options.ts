@@ -75,6 +75,16 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
   maxStreams?: number
   /** Milliseconds a streamed list waits for its client to read before disconnecting it. Default 30 000. */
   streamIdleTimeout?: number
+  /**
+   * The list's sort when the request sends no `sort_by` (a sortable field; `direction` 1 or -1, default 1).
+   * A request's `order_by` or `sort_dir` alone turns it around.
+   */
+  defaultSort?: { field: string, direction?: 1 | -1 }
+  /**
+   * Secret that seals the list's page cursors (at least 32 characters or bytes). Default: random per
+   * process, so set it when several instances serve one API: a cursor from one must work on the others.
+   */
+  cursorSecret?: string | Buffer
 }
 
 export interface ResolvedRouterOptions {
@@ -103,6 +113,8 @@ export interface ResolvedRouterOptions {
   readonly filterLimits: Readonly<FilterLimits>
   readonly maxStreams: number | undefined
   readonly streamIdleTimeout: number | undefined
+  readonly defaultSort: { readonly field: string, readonly direction: 1 | -1 } | undefined
+  readonly cursorSecret: string | Buffer | undefined
 }
 
 export interface ResolvedIndex {
@@ -199,7 +211,28 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     filterLimits: resolveFilterLimits(raw['filterLimits']),
     maxStreams: positiveInteger(raw, 'maxStreams', 1),
     streamIdleTimeout: positiveInteger(raw, 'streamIdleTimeout', 1),
+    defaultSort: resolveDefaultSort(raw['defaultSort']),
+    cursorSecret: resolveCursorSecret(raw['cursorSecret']),
   })
+}
+
+/** The shape of `defaultSort`; whether its field is sortable is checked against the model by the list route. */
+function resolveDefaultSort(value: unknown): ResolvedRouterOptions['defaultSort'] {
+  if (value === undefined) return undefined
+  const { field, direction = 1, ...unknown } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof field !== 'string' || field === '') {
+    throw fail(`'defaultSort' must be { field, direction? } with a sortable field name, received ${describeValue(value)}`)
+  }
+  if (Object.keys(unknown).length > 0) throw fail(`'defaultSort' has unknown key(s) ${Object.keys(unknown).map((k) => `'${k}'`).join(', ')}: it takes field and direction`)
+  if (direction !== 1 && direction !== -1) throw fail(`'defaultSort.direction' must be 1 or -1, received ${describeValue(direction)}`)
+  return Object.freeze({ field, direction })
+}
+
+function resolveCursorSecret(value: unknown): string | Buffer | undefined {
+  if (value === undefined) return undefined
+  const length = typeof value === 'string' ? value.length : Buffer.isBuffer(value) ? value.length : -1
+  if (length < 32) throw fail(`'cursorSecret' must be a string or Buffer of at least 32 characters or bytes, received ${length < 0 ? describeValue(value) : `one of ${length}`}`)
+  return value as string | Buffer
 }
 
 function optional<T extends 'string' | 'boolean'>(raw: Record<string, unknown>, key: string, type: T): (T extends 'string' ? string : boolean) | undefined {

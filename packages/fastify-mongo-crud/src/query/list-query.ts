@@ -6,6 +6,8 @@ export interface ListQuery {
   sort?: SortSpec | undefined
   skip: number
   limit?: number | undefined
+  /** `fields=`: the top-level fields to read and answer (`id` always); undefined reads them all. */
+  fields?: readonly string[] | undefined
 }
 
 /** A path as clients name it (`id`, `address.city`) and its direction. */
@@ -22,6 +24,8 @@ export interface ListQueryString {
   order_by?: string
   sort_dir?: number
   filters?: string
+  fields?: string
+  cursor?: string
 }
 
 /**
@@ -45,8 +49,17 @@ export const listQuerySchema = {
       description:
         'A JSON object in MongoDB filter syntax, e.g. {"age":{"$gte":18},"name":{"$regex":"^a","$options":"i"}}.',
     },
+    fields: { type: 'string', description: 'Comma-separated fields to answer (`id` always comes back), e.g. name,email.' },
+    cursor: {
+      type: 'string',
+      description: 'Opaque cursor of the next page, as given in the `Link: <...>; rel="next"` header of the previous one (not with skip).',
+    },
   },
 } as const
+
+const { fields: _fields, cursor: _cursor, ...itemListProperties } = listQuerySchema.properties
+/** The list of embedded items: filter, sort and page, without `fields=` or cursors (not offered there). */
+export const itemListQuerySchema = { ...listQuerySchema, properties: itemListProperties }
 
 const PARAMETER_MESSAGES: Record<string, string> = {
   skip: 'skip must be an integer greater than or equal to 0',
@@ -55,6 +68,8 @@ const PARAMETER_MESSAGES: Record<string, string> = {
   sort_dir: 'sort_dir must be either 1 or -1',
   sort_by: 'sort_by must be a single field name',
   filters: 'filters must be given once, as a JSON object',
+  fields: 'fields must be given once, as a comma-separated list of field names',
+  cursor: 'cursor must be given once, as the Link header gave it',
 }
 
 /** The `detail` for a querystring that failed the schema, naming the parameter. */

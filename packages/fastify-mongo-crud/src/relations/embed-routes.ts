@@ -2,11 +2,13 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, notCreated, notDeleted, notUpdated } from '../errors.js'
 import type { Filter } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
-import { listQuerySchema } from '../query/list-query.js'
+import { itemListQuerySchema } from '../query/list-query.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { writeOrExplain } from '../routes/create.js'
+import { locationHeader, setLocation } from '../routes/location.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { type ListPresenter, type ListSource, serveList } from '../routes/serve-list.js'
+import { answerTotalCount, countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
@@ -51,12 +53,14 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       method: 'GET',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
-        200: { type: 'array', items: ref(child.out), description: 'The embedded items' },
+        200: { type: 'array', items: ref(child.out), description: 'The embedded items', headers: countHeaders },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
-      }), { summary: `List the ${name}`, querystring: listQuerySchema }),
+      }), { summary: `List the ${name}`, querystring: itemListQuerySchema, headers: preferHeaderSchema }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
         const source = itemsOfParent(items, await parentFilter(context, request), () => context.notFound())
+        // The items live in one parent document (16 MB at most): counting them reads that one document.
+        await answerTotalCount(request, reply, query.filter, (filter) => countAll(source.list({ filter, skip: 0 })))
         return serveList(request, reply, query, source, presenter, context.streams)
       },
     },
@@ -64,14 +68,14 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       method: 'POST',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'CreateOne', UPDATES_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The added item' },
+        201: { ...ref(child.out), description: 'The added item', headers: locationHeader },
         422: { ...validationErrorRef, description: 'Invalid body, the item id is taken, or the parent would exceed 16 MB' },
       }), { summary: `Add one of the ${name}`, body: ref(child.model) }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = await parentFilter(context, request)
         const created = await writeOrExplain(() => items.push(filter, request.body as WireDoc), notCreated)
         if (created === undefined) return explainMiss(request, notCreated)
-        return reply.code(201).send(created)
+        return setLocation(request, reply, created['id']).code(201).send(created)
       },
     },
     GetOne: {
@@ -142,4 +146,10 @@ function itemsOfParent(items: ArrayItems, parent: Filter, notFound: () => Error)
       if (empty) await checkParent()
     },
   }
+}
+
+async function countAll(items: AsyncIterable<unknown>): Promise<number> {
+  let count = 0
+  for await (const _ of items) count++
+  return count
 }

@@ -5,10 +5,16 @@ import type { ResolvedRouterOptions } from '../options.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
+import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
+import { fieldSelector } from '../query/parse-fields.js'
 import { writeOrExplain } from '../routes/create.js'
+import { nextLinkHeader, prepareListPage } from '../routes/list-page.js'
+import { locationHeader, setLocation } from '../routes/location.js'
+import { oneQuerySchema } from '../routes/read.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { type ListPresenter, serveList } from '../routes/serve-list.js'
+import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
 import { createCollectionStore } from '../store/collection-store.js'
@@ -75,32 +81,37 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
     return { ...body, [lookup.foreignField]: value }
   }
   const name = `${lookup.prefix} of one ${context.options.collectionName} document`
+  const selectFields = fieldSelector(child.out)
+  // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
+  const pageSpec = { count: store.count, selectFields, cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
 
   return enabledRoutes(lookup.disabled, {
     GetAll: {
       method: 'GET',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
-        200: { type: 'array', items: ref(child.out), description: 'The children of the parent' },
+        200: { type: 'array', items: ref(child.out), description: 'The children of the parent', headers: { ...countHeaders, ...nextLinkHeader } },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
-      }), { summary: `List the ${name}`, querystring: listQuerySchema }),
+      }), { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { children } = await parentLink(request)
-        const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
-        return serveList(request, reply, { ...query, filter: allOf(children, query.filter) }, store, presenter, context.streams)
+        const raw = request.query as ListQueryString
+        const query = parseClientQuery(raw, child.listSpec)
+        const page = await prepareListPage(pageSpec, request, reply, { ...query, filter: allOf(children, query.filter) }, raw)
+        return serveList(request, reply, page.query, store, presenter, context.streams, page.onPage)
       },
     },
     CreateOne: {
       method: 'POST',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'CreateOne', READS_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The created child' },
+        201: { ...ref(child.out), description: 'The created child', headers: locationHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
       }), { summary: `Create one of the ${name}`, body: ref(plan.createBody) }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value } = await parentLink(request)
         const created = await writeOrExplain(() => store.insert(linkBody(request, value)), notCreated)
-        return reply.code(201).send(created)
+        return setLocation(request, reply, created['id']).code(201).send(created)
       },
     },
     GetOne: {
@@ -108,10 +119,12 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         200: { ...ref(child.out), description: 'The child' },
-      }), { summary: `Get one of the ${name}` }),
+        422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
+      }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema }),
       handler: async (request: FastifyRequest) => {
+        const fields = selectFields(request, (request.query as { fields?: string }).fields)
         const filter = childFilter(request, (await parentLink(request)).children)
-        const doc = filter === undefined ? undefined : await store.findOne(filter)
+        const doc = filter === undefined ? undefined : await store.findOne(filter, fields)
         if (doc === undefined) throw context.notFound()
         return doc
       },

@@ -2,13 +2,14 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { notCreated, StoreError, tooLarge } from '../errors.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import type { WireDoc } from '../store/store.js'
+import { locationHeader, setLocation } from './location.js'
 import type { RouterContext } from './router-context.js'
 import { checkCreateInScope, fillFromScope } from './scoped-write.js'
 
 /** POST <prefix>: 201 with the created document. */
 export function buildCreateRoute(context: RouterContext, url: string): RouteOptions {
   const route = context.routeOptions('CreateOne', {
-    201: { ...context.refs.read, description: 'The created document, as GET one answers it' },
+    201: { ...context.refs.read, description: 'The created document, as GET one answers it', headers: locationHeader },
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not created (duplicate id or identifier)' },
   })
   // Fields the scope fixes are filled in after the dependencies ran and before validation.
@@ -25,7 +26,8 @@ export function buildCreateRoute(context: RouterContext, url: string): RouteOpti
       const doc = request.body as WireDoc
       await checkCreateInScope(context, request, doc)
       const created = await writeOrExplain(() => context.store.insert(doc), notCreated)
-      return reply.code(201).send(await context.present(created))
+      const shown = await context.present(created)
+      return setLocation(request, reply, created[context.itemParam]).code(201).send(shown)
     },
   }
 }

@@ -1,17 +1,26 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { defaultSorter } from '../query/default-sort.js'
 import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
+import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
+import { fieldSelector } from '../query/parse-fields.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
+import { type ListPageSpec, nextLinkHeader, prepareListPage } from './list-page.js'
 import type { RouterContext } from './router-context.js'
 import { type ListPresenter, serveList } from './serve-list.js'
+import { countHeaders, preferHeaderSchema } from './total-count.js'
 
 /** GET <prefix>: filter -> sort -> skip -> limit, as a JSON array. */
 export function buildListRoute(context: RouterContext, url: string, presenter: ListPresenter): RouteOptions {
   const { options } = context
+  const pageSpec = mainListPage(context)
+  const sorter = defaultSorter(options.defaultSort, context.listSpec)
+  const withDefaultSort = (query: ListQuery, raw: ListQueryString): ListQuery =>
+    query.sort !== undefined || sorter === undefined || (raw.sort_by ?? '') !== '' ? query : { ...query, sort: sorter(raw) }
   const route = context.routeOptions('GetAll', {
-    200: { type: 'array', items: context.refs.read, description: 'The matching documents' },
+    200: { type: 'array', items: context.refs.read, description: 'The matching documents', headers: { ...countHeaders, ...nextLinkHeader } },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
     503: { ...errorRef, description: 'Too many lists are being streamed (Retry-After), or the query exceeded its time limit (maxTimeMS)' },
   })
@@ -19,9 +28,22 @@ export function buildListRoute(context: RouterContext, url: string, presenter: L
     method: 'GET',
     url,
     ...route,
-    schema: { ...route.schema, summary: `List ${options.collectionName}`, querystring: listQuerySchema },
-    handler: async (request: FastifyRequest, reply: FastifyReply) =>
-      serveList(request, reply, await parseListQuery(context, request), context.store, presenter, context.streams),
+    schema: { ...route.schema, summary: `List ${options.collectionName}`, querystring: listQuerySchema, headers: preferHeaderSchema },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const parsed = withDefaultSort(await parseListQuery(context, request), request.query as ListQueryString)
+      const page = await prepareListPage(pageSpec, request, reply, parsed, request.query as ListQueryString)
+      return serveList(request, reply, page.query, context.store, presenter, context.streams, page.onPage)
+    },
+  }
+}
+
+/** Counts, `fields=` and cursors of the main list (list-page.ts). */
+export function mainListPage(context: RouterContext): ListPageSpec {
+  return {
+    count: (filter) => context.store.count(filter),
+    estimatedCount: () => context.store.estimatedCount(),
+    selectFields: fieldSelector(context.options.modelOut ?? context.options.model),
+    cursors: { seal: new PageCursors(context.options.cursorSecret), typed: context.typed },
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
-import { errorRef } from '../schema/error-schemas.js'
+import { fieldSelector } from '../query/parse-fields.js'
+import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import type { RouterContext } from './router-context.js'
 
 /** GET <prefix>/{id}: the document, or "Document not found" for a missing, invalid or out-of-scope id. */
@@ -7,20 +8,29 @@ export function buildReadRoute(context: RouterContext, url: string): RouteOption
   const route = context.routeOptions('GetOne', {
     200: { ...context.refs.read, description: 'The document' },
     [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found' },
+    422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
   })
+  const selectFields = fieldSelector(context.options.modelOut ?? context.options.model)
   return {
     method: 'GET',
     url,
     ...route,
-    schema: { ...route.schema, summary: `Get one document of ${context.options.collectionName}`, params: itemParams(context) },
+    schema: { ...route.schema, summary: `Get one document of ${context.options.collectionName}`, params: itemParams(context), querystring: oneQuerySchema },
     handler: async (request: FastifyRequest) => {
+      const fields = selectFields(request, (request.query as { fields?: string }).fields)
       const filter = await context.itemFilter(request)
-      const doc = filter === undefined ? undefined : await context.store.findOne(filter)
+      const doc = filter === undefined ? undefined : await context.store.findOne(filter, fields)
       if (doc === undefined) throw context.notFound()
       return context.present(doc)
     },
   }
 }
+
+/** GET one's query: `fields=` only. */
+export const oneQuerySchema = {
+  type: 'object',
+  properties: { fields: { type: 'string', description: 'Comma-separated fields to answer (`id` always comes back), e.g. name,email.' } },
+} as const
 
 export function itemParams(context: RouterContext) {
   return {

@@ -42,10 +42,13 @@ export async function serveList(
   query: ListQuery,
   source: ListSource,
   presenter: ListPresenter,
-  streams: StreamGate
+  streams: StreamGate,
+  onPage?: (page: WireDoc[], reply: FastifyReply) => WireDoc[]
 ): Promise<FastifyReply> {
   if (query.limit !== undefined && query.limit <= STREAM_ABOVE) {
-    const page = await source.find(query)
+    // `onPage` gets one document more than the page: whether it exists tells that another page follows.
+    const read = await source.find(onPage === undefined ? query : { ...query, limit: query.limit + 1 })
+    const page = onPage === undefined ? read : onPage(read, reply)
     const docs = presenter.populate === undefined ? page : await presenter.populate(page)
     return reply.type(JSON_TYPE).send(`[${showAll(docs, presenter, request)}]`)
   }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
+import { selectedFields } from '../query/parse-fields.js'
 import { DROP, type Fit, type FitIssue } from './fit-document.js'
 
 /** Where the documents a route answers are stored, to name them in warnings. */
@@ -26,12 +27,23 @@ export function createDocumentFitter(compileFit: (schema: TSchema) => Fit, schem
   return (doc, request) => {
     fit ??= compileFit(schema as TSchema)
     const result = fit(doc, issues)
+    if (issues.length > 0) unselected(issues, request)
     if (issues.length > 0) {
       const parentId = source.embed === undefined ? undefined : (request.params as Record<string, string>)[source.embed.parentParam]
       report(request.log, source, doc, issues, parentId)
       issues.length = 0
     }
     return result
+  }
+}
+
+/** A field left out by `fields=` was not read: its absence is no misfit to report. */
+function unselected(issues: FitIssue[], request: FastifyRequest): void {
+  const selected = selectedFields(request)
+  if (selected === undefined) return
+  for (let i = issues.length - 1; i >= 0; i--) {
+    const issue = issues[i]!
+    if (!selected.has(issue.path.split('.')[0]!)) issues.splice(i, 1)
   }
 }
 

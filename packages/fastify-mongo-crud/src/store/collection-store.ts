@@ -51,7 +51,12 @@ export function createCollectionStore(
     }
     if (query.skip > 0) found.skip = query.skip
     if (query.limit !== undefined) found.limit = query.limit
+    if (query.fields !== undefined) found.projection = projection(query.fields)
     return found
+  }
+  /** `fields=` pushed down: the database reads and sends only these (`_id` is always included). */
+  function projection(fields: readonly string[]): Document {
+    return Object.fromEntries(fields.map((field) => [toMongoPath(field, shape), 1]))
   }
 
   return {
@@ -59,10 +64,13 @@ export function createCollectionStore(
     find: (query) =>
       translating(async () => (await collection.find(mongoFilter(query.filter), findOptions(query)).toArray()).map(toWire)),
     count: (filter: Filter | undefined) => translating(() => collection.countDocuments(mongoFilter(filter), timeLimit)),
+    // From the collection's metadata where the Db has it (MongoDB); a Db without it counts.
+    estimatedCount: () =>
+      translating(() => collection.estimatedDocumentCount?.(timeLimit) ?? collection.countDocuments({}, timeLimit)),
     asStored: (doc) => toWire(stored(doc)),
-    findOne: (filter) =>
+    findOne: (filter, fields) =>
       translating(async () => {
-        const doc = await collection.findOne(mongoFilter(filter), timeLimit)
+        const doc = await collection.findOne(mongoFilter(filter), fields === undefined ? timeLimit : { projection: projection(fields), ...timeLimit })
         return doc === null ? undefined : toWire(doc)
       }),
     insert: (doc) =>

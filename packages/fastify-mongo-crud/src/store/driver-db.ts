@@ -25,6 +25,8 @@ export interface DriverCollection {
   findOne(filter: Document, options?: { projection?: Document, maxTimeMS?: number }): Promise<Document | null>
   find(filter: Document, options?: DriverFindOptions): DriverCursor
   countDocuments(filter: Document, options?: { maxTimeMS?: number }): Promise<number>
+  /** The driver's count from collection metadata; optional, as the embedded engine has none (the store counts instead). */
+  estimatedDocumentCount?(options?: { maxTimeMS?: number }): Promise<number>
   findOneAndReplace(
     filter: Document,
     replacement: Document,

@@ -22,7 +22,10 @@ export interface CollectionStore {
   /** The whole page at once, for bounded pages. */
   find(query: ListQuery): Promise<WireDoc[]>
   count(filter: Filter | undefined): Promise<number>
-  findOne(filter: Filter): Promise<WireDoc | undefined>
+  /** The collection's size from its metadata (fast, may lag); for lists with no filter and no scope. */
+  estimatedCount(): Promise<number>
+  /** One matching document; with `fields`, only those top-level fields (and `id`) are read. */
+  findOne(filter: Filter, fields?: readonly string[]): Promise<WireDoc | undefined>
   /**
    * The document as the store will keep it, in wire form (ObjectIds of the model as lowercase hex):
    * what a filter is evaluated on before a write, so it compares as the database will.

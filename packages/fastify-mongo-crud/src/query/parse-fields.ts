@@ -1,0 +1,36 @@
+import type { FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+import { invalidQuery } from '../errors.js'
+import { buildShape } from '../schema/model-shape.js'
+
+/** The fields each request asked for with `fields=`, so the output fit does not report the others missing. */
+const selections = new WeakMap<FastifyRequest, ReadonlySet<string>>()
+
+/**
+ * Reads `fields=name,email` against an output model, once per router: only the model's top-level fields
+ * may be named, so a hidden field (not in the output model) is refused exactly as an unknown one is, and
+ * the answer never tells the two apart. `id` always comes back, named or not.
+ */
+export function fieldSelector(outModel: TSchema): (request: FastifyRequest, raw: string | undefined) => string[] | undefined {
+  const shape = buildShape(outModel)
+  // Shapes name the identifier `_id`; clients name it `id`.
+  const shown = new Set(['id', ...(shape.kind === 'object' ? [...shape.fields.keys()].filter((name) => name !== '_id') : [])])
+  return (request, raw) => {
+    if (raw === undefined) return undefined
+    const names = raw.split(',').map((name) => name.trim())
+    if (names.every((name) => name === '')) throw invalidQuery('fields must name at least one field')
+    const selected = new Set<string>(['id'])
+    for (const name of names) {
+      if (name === '') continue
+      if (!shown.has(name)) throw invalidQuery(`fields: "${name}" is not a field of the output model`)
+      selected.add(name)
+    }
+    selections.set(request, selected)
+    return [...selected]
+  }
+}
+
+/** The fields a request selected with `fields=`; undefined when it answers whole documents. */
+export function selectedFields(request: FastifyRequest): ReadonlySet<string> | undefined {
+  return selections.get(request)
+}
