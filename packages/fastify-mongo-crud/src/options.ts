@@ -75,6 +75,11 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
   maxStreams?: number
   /** Milliseconds a streamed list waits for its client to read before disconnecting it. Default 30 000. */
   streamIdleTimeout?: number
+  /**
+   * Secret key of the ETags (HMAC-SHA256 of the stored document, docs/conditional-requests.md). Give every
+   * instance of the app the same key (16 characters or more) so their tags agree; default: a random key per process.
+   */
+  etagKey?: string
 }
 
 export interface ResolvedRouterOptions {
@@ -103,6 +108,7 @@ export interface ResolvedRouterOptions {
   readonly filterLimits: Readonly<FilterLimits>
   readonly maxStreams: number | undefined
   readonly streamIdleTimeout: number | undefined
+  readonly etagKey: string | undefined
 }
 
 export interface ResolvedIndex {
@@ -172,6 +178,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (filtersUnderScope !== 'ignore' && filtersUnderScope !== 'and') {
     throw fail(`'filtersUnderScope' must be 'ignore' or 'and', received ${describeValue(filtersUnderScope)}`)
   }
+  const etagKey = optional(raw, 'etagKey', 'string')
+  if (etagKey !== undefined && etagKey.length < 16) throw fail(`'etagKey' must be a secret of 16 characters or more, received one of ${etagKey.length}`)
   const notFoundStatus = raw['notFoundStatus'] ?? 400
   if (notFoundStatus !== 400 && notFoundStatus !== 404) throw fail(`'notFoundStatus' must be 400 or 404, received ${describeValue(notFoundStatus)}`)
   return Object.freeze({
@@ -199,6 +207,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     filterLimits: resolveFilterLimits(raw['filterLimits']),
     maxStreams: positiveInteger(raw, 'maxStreams', 1),
     streamIdleTimeout: positiveInteger(raw, 'streamIdleTimeout', 1),
+    etagKey,
   })
 }
 

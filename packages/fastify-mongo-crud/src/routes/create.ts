@@ -2,13 +2,15 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { notCreated, StoreError, tooLarge } from '../errors.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import type { WireDoc } from '../store/store.js'
+import { conditionalHeaders, createOnly, etagHeader, exists, preconditionFailedResponse, sendETag } from './conditional-request.js'
 import type { RouterContext } from './router-context.js'
 import { checkCreateInScope, fillFromScope } from './scoped-write.js'
 
 /** POST <prefix>: 201 with the created document. */
 export function buildCreateRoute(context: RouterContext, url: string): RouteOptions {
   const route = context.routeOptions('CreateOne', {
-    201: { ...context.refs.read, description: 'The created document, as GET one answers it' },
+    201: { ...context.refs.read, description: 'The created document, as GET one answers it', headers: etagHeader },
+    ...preconditionFailedResponse('If-None-Match is `*` and a document with this id exists'),
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not created (duplicate id or identifier)' },
   })
   // Fields the scope fixes are filled in after the dependencies ran and before validation.
@@ -20,11 +22,12 @@ export function buildCreateRoute(context: RouterContext, url: string): RouteOpti
     url,
     ...route,
     ...(preValidation.length > 0 ? { preValidation } : {}),
-    schema: { ...route.schema, summary: `Create a document in ${context.options.collectionName}`, body: context.refs.body },
+    schema: { ...route.schema, summary: `Create a document in ${context.options.collectionName}`, body: context.refs.body, headers: conditionalHeaders('create') },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const doc = request.body as WireDoc
       await checkCreateInScope(context, request, doc)
-      const created = await writeOrExplain(() => context.store.insert(doc), notCreated)
+      const created = await writeOrExplain(() => context.store.insert(doc), createOnly(request) ? exists : notCreated)
+      sendETag(reply, created, context.options.etagKey)
       return reply.code(201).send(await context.present(created))
     },
   }
