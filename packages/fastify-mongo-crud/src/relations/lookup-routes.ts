@@ -6,6 +6,18 @@ import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
+import {
+  checkIfMatch,
+  conditionalHeaders,
+  createOnly,
+  etagHeader,
+  exists,
+  guardedWrite,
+  notModified,
+  notModifiedResponse,
+  preconditionFailedResponse,
+  sendETag,
+} from '../routes/conditional-request.js'
 import { writeOrExplain } from '../routes/create.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { type ListPresenter, serveList } from '../routes/serve-list.js'
@@ -75,6 +87,8 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
     return { ...body, [lookup.foreignField]: value }
   }
   const name = `${lookup.prefix} of one ${context.options.collectionName} document`
+  const key = context.options.etagKey
+  const changed = preconditionFailedResponse('If-Match names another version of the child')
 
   return enabledRoutes(lookup.disabled, {
     GetAll: {
@@ -94,12 +108,14 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'POST',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'CreateOne', READS_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The created child' },
+        201: { ...ref(child.out), description: 'The created child', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
-      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody) }),
+        ...preconditionFailedResponse('If-None-Match is `*` and a child with this id exists'),
+      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('create') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value } = await parentLink(request)
-        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), notCreated)
+        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), createOnly(request) ? exists : notCreated)
+        sendETag(reply, created, key)
         return reply.code(201).send(created)
       },
     },
@@ -107,12 +123,14 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'GET',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The child' },
-      }), { summary: `Get one of the ${name}` }),
-      handler: async (request: FastifyRequest) => {
+        200: { ...ref(child.out), description: 'The child', headers: etagHeader },
+        ...notModifiedResponse,
+      }), { summary: `Get one of the ${name}`, headers: conditionalHeaders('read') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = childFilter(request, (await parentLink(request)).children)
         const doc = filter === undefined ? undefined : await store.findOne(filter)
         if (doc === undefined) throw context.notFound()
+        if (notModified(request, reply, doc, key)) return reply.code(304).send()
         return doc
       },
     },
@@ -120,16 +138,21 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'PUT',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The replaced child' },
+        200: { ...ref(child.out), description: 'The replaced child', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
-      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody) }),
-      handler: async (request: FastifyRequest) => {
+        ...changed,
+      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('write') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value, children } = await parentLink(request)
         checkBodyId(request)
         const body = linkBody(request, value)
         const filter = childFilter(request, children)
-        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.replace(filter, body), notReplaced)
+        if (filter === undefined) throw notReplaced()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notReplaced)
+        const write = () => writeOrExplain(() => store.replace(filter, body, [], unchanged), notReplaced)
+        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
         if (doc === undefined) throw notReplaced()
+        sendETag(reply, doc, key)
         return doc
       },
     },
@@ -137,16 +160,21 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'PATCH',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'UpdateOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The updated child' },
+        200: { ...ref(child.out), description: 'The updated child', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
-      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
-      handler: async (request: FastifyRequest) => {
+        ...changed,
+      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value, children } = await parentLink(request)
         checkBodyId(request)
         const changes = linkBody(request, value)
         const filter = childFilter(request, children)
-        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.update(filter, { set: changes }), notUpdated)
+        if (filter === undefined) throw notUpdated()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notUpdated)
+        const write = () => writeOrExplain(() => store.update(filter, { set: changes }, unchanged), notUpdated)
+        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
         if (doc === undefined) throw notUpdated()
+        sendETag(reply, doc, key)
         return doc
       },
     },
@@ -156,10 +184,13 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       ...withSchema(childRouteOptions(context, deps, 'DeleteOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         204: { type: 'null', description: 'Deleted' },
         422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
-      }), { summary: `Delete one of the ${name}` }),
+        ...changed,
+      }), { summary: `Delete one of the ${name}`, headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = childFilter(request, (await parentLink(request)).children)
-        if (filter === undefined || !(await store.remove(filter))) throw notDeleted()
+        if (filter === undefined) throw notDeleted()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notDeleted)
+        if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
         return reply.code(204).send()
       },
     },
