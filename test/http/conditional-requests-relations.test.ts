@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed, CRUDLookup } from 'fastify-mongo-crud'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate } from 'fastify-mongo-crud'
 import { ObjectId } from 'mongodb'
 import type { TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
-import { Address, Author, buildRelationsApp, Message, Person } from '../harness/relations.ts'
+import { Address, Artist, ArtistOut, Author, buildRelationsApp, Message, Person, Track, TrackOut } from '../harness/relations.ts'
 import { createDoc } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
@@ -104,4 +104,40 @@ describeEachStore('conditional requests on child routes', (mode) => {
       expectDetail(await t.app.inject({ method: 'POST', url: listUrl, payload: { ...k.body, id } }), 422, 'Document not created')
     })
   }
+})
+
+describeEachStore('conditional requests on a router that populates references', (mode) => {
+  let t: TestApp
+  before(async () => {
+    t = await buildRelationsApp(
+      mode,
+      {},
+      { model: Artist, modelOut: ArtistOut, collectionName: 'artists', prefix: '/artists' },
+      {
+        model: Track,
+        modelOut: TrackOut,
+        collectionName: 'tracks',
+        prefix: '/tracks',
+        populates: [new CRUDPopulate({ field: 'artistIds', collection: 'artists', model: Artist, modelOut: ArtistOut })],
+      },
+    )
+  })
+  after(() => t.close())
+
+  it('GET one never answers 304: the tag covers the document, not the documents it populates', async () => {
+    const artist = await createDoc(t.app, '/artists', { name: 'ann', secret: 's' })
+    const track = await createDoc(t.app, '/tracks', { title: 't', artistIds: [artist.id] })
+    const url = `/tracks/${track.id}`
+    const tag = (await t.app.inject({ method: 'GET', url })).headers.etag as string
+    await t.app.inject({ method: 'PATCH', url: `/artists/${artist.id}`, payload: { name: 'renamed' } })
+    const res = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': tag } })
+    assert.equal(res.statusCode, 200)
+    assert.equal(res.headers.etag, tag)
+    assert.equal(res.json().artistIds[0].name, 'renamed')
+    // If-Match still guards writes of the track itself.
+    const stale = await t.app.inject({ method: 'PATCH', url, payload: { title: 'x' }, headers: { 'if-match': '"other"' } })
+    assert.equal(stale.statusCode, 412, stale.body)
+    const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    assert.equal(spec.paths['/tracks/{id}'].get.responses['304'], undefined)
+  })
 })

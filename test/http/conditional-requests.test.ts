@@ -138,6 +138,33 @@ describeEachStore('conditional requests: ETag, If-None-Match, If-Match', (mode) 
   })
 })
 
+describeEachStore('conditional requests in the OpenAPI document', (mode) => {
+  it('shows the headers each route reads, the ETag it answers, and 304 and 412', async () => {
+    const t = await buildApp(mode, { model: User, collectionName: 'users', prefix: '/users' })
+    try {
+      const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+      const headerParams = (op: Json) => (op.parameters as Json[]).filter((p) => p.in === 'header').map((p) => p.name)
+      const item = spec.paths['/users/{id}']
+      assert.deepEqual(headerParams(item.get), ['if-none-match'])
+      assert.ok(item.get.responses['304'], 'GET one documents 304')
+      assert.equal(item.get.responses['304'].content, undefined, '304 has no body')
+      assert.deepEqual(Object.keys(item.get.responses['200'].headers), ['ETag'])
+      for (const method of ['put', 'patch', 'delete']) {
+        assert.deepEqual(headerParams(item[method]), ['if-match'], method)
+        assert.equal(item[method].responses['412'].content['application/json'].schema.$ref, '#/components/schemas/HTTPError', method)
+      }
+      assert.deepEqual(Object.keys(item.put.responses['200'].headers), ['ETag'])
+      assert.deepEqual(Object.keys(item.patch.responses['200'].headers), ['ETag'])
+      const create = spec.paths['/users'].post
+      assert.deepEqual(headerParams(create), ['if-none-match'])
+      assert.ok(create.responses['412'])
+      assert.deepEqual(Object.keys(create.responses['201'].headers), ['ETag'])
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 describeEachStore('conditional requests: the ETag key', (mode) => {
   it('routers with the same etagKey agree on a tag (instances of one app); another key gives another tag', async () => {
     const options = { model: User, collectionName: 'users', prefix: '/users' }
