@@ -5,7 +5,7 @@ import { ObjectId } from 'mongodb'
 import type { TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { Address, Artist, ArtistOut, Author, buildRelationsApp, Message, Person, Track, TrackOut } from '../harness/relations.ts'
-import { createDoc } from '../harness/seed.ts'
+import { createDoc, type Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
 const messages = new CRUDLookup({ model: Message, collectionName: 'messages', prefix: 'messages', localField: '_id', foreignField: 'authorId' })
@@ -104,6 +104,36 @@ describeEachStore('conditional requests on child routes', (mode) => {
       expectDetail(await t.app.inject({ method: 'POST', url: listUrl, payload: { ...k.body, id } }), 422, 'Document not created')
     })
   }
+})
+
+describeEachStore('conditional requests on child routes in the OpenAPI document', (mode) => {
+  it('lookup and embed routes show the headers, the ETag, 304 and 412 as the main routes do', async () => {
+    const t = await buildRelationsApp(
+      mode,
+      {},
+      { model: Author, collectionName: 'authors', prefix: '/authors', lookups: [messages] },
+      { model: Person, collectionName: 'people', prefix: '/people', embeds: [addresses] },
+    )
+    try {
+      const spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+      const headerParams = (op: Json) => (op.parameters as Json[]).filter((p) => p.in === 'header').map((p) => p.name)
+      for (const [list, one] of [['/authors/{id}/messages', '/authors/{id}/messages/{child_id}'], ['/people/{id}/addresses', '/people/{id}/addresses/{embed_id}']] as const) {
+        const item = spec.paths[one]
+        assert.deepEqual(headerParams(item.get), ['if-none-match'], one)
+        assert.ok(item.get.responses['304'], one)
+        assert.deepEqual(Object.keys(item.get.responses['200'].headers), ['ETag'])
+        for (const method of ['put', 'patch', 'delete'].filter((m) => item[m] !== undefined)) {
+          assert.deepEqual(headerParams(item[method]), ['if-match'], `${method} ${one}`)
+          assert.ok(item[method].responses['412'], `${method} ${one}`)
+        }
+        assert.deepEqual(headerParams(spec.paths[list].post), ['if-none-match'], list)
+        assert.ok(spec.paths[list].post.responses['412'], list)
+        assert.deepEqual(Object.keys(spec.paths[list].post.responses['201'].headers), ['ETag'])
+      }
+    } finally {
+      await t.close()
+    }
+  })
 })
 
 describeEachStore('conditional requests on a router that populates references', (mode) => {

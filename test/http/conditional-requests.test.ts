@@ -2,9 +2,10 @@ import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import type { FastifyRequest } from 'fastify'
 import { ObjectId } from 'mongodb'
-import { buildApp, type TestApp } from '../harness/app.ts'
+import { buildApp, buildAppWith, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { Note, User, UserOut } from '../harness/models.ts'
+import { StoreCallCounter } from '../harness/relations.ts'
 import { createDoc, getJson, type Json } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
@@ -74,6 +75,14 @@ describeEachStore('conditional requests: ETag, If-None-Match, If-Match', (mode) 
     assert.equal(starred.statusCode, 200, starred.body)
     const removed = await t.app.inject({ method: 'DELETE', url: `/users/${doc.id}`, headers: { 'if-match': starred.headers.etag as string } })
     assert.equal(removed.statusCode, 204, removed.body)
+    assert.equal(removed.headers.etag, undefined)
+  })
+
+  it('stores nothing of its own: the stored document holds the fields written, no version field', async () => {
+    const { doc, tag } = await created()
+    await t.app.inject({ method: 'PATCH', url: `/users/${doc.id}`, payload: { city: 'Quito' }, headers: { 'if-match': tag } })
+    const stored = await t.store.db.collection('users').findOne({ _id: new ObjectId(doc.id) })
+    assert.deepEqual(Object.keys(stored ?? {}).sort(), ['_id', 'age', 'city', 'email', 'name', 'password'])
   })
 
   it('If-Match with another tag answers 412 with a detail on PATCH, PUT and DELETE, and changes nothing', async () => {
@@ -159,6 +168,24 @@ describeEachStore('conditional requests in the OpenAPI document', (mode) => {
       assert.deepEqual(headerParams(create), ['if-none-match'])
       assert.ok(create.responses['412'])
       assert.deepEqual(Object.keys(create.responses['201'].headers), ['ETag'])
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describeEachStore('conditional requests: what they cost', (mode) => {
+  it('a write without If-Match runs the same database calls as before; with it, one read more', async () => {
+    const counter = new StoreCallCounter()
+    const t = await buildAppWith(mode, { wrapDb: (db) => counter.wrap(db) }, { model: User, collectionName: 'users', prefix: '/users' })
+    try {
+      const doc = await createDoc(t.app, '/users', hal)
+      counter.reset()
+      const plain = await t.app.inject({ method: 'PATCH', url: `/users/${doc.id}`, payload: { city: 'a' } })
+      assert.deepEqual(counter.snapshot(), { 'users.findOneAndUpdate': 1 })
+      counter.reset()
+      await t.app.inject({ method: 'PATCH', url: `/users/${doc.id}`, payload: { city: 'b' }, headers: { 'if-match': plain.headers.etag as string } })
+      assert.deepEqual(counter.snapshot(), { 'users.findOne': 1, 'users.findOneAndUpdate': 1 })
     } finally {
       await t.close()
     }
