@@ -192,6 +192,24 @@ describeEachStore('conditional requests: what they cost', (mode) => {
   })
 })
 
+describeEachStore('conditional requests on a large document', (mode) => {
+  it('a PATCH with If-Match of a 9 MB document (its copy travels in the filter) applies', { timeout: 60_000 }, async () => {
+    const t = await buildApp(mode, { model: User, collectionName: 'users', prefix: '/users' })
+    try {
+      const id = new ObjectId()
+      await t.store.db.collection('users').insertOne({ _id: id, name: 'x'.repeat(9_000_000), email: 'e', password: 'p' })
+      const tag = (await t.app.inject({ method: 'GET', url: `/users/${id}` })).headers.etag as string
+      const res = await t.app.inject({ method: 'PATCH', url: `/users/${id}`, payload: { city: 'a' }, headers: { 'if-match': tag } })
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.json().city, 'a')
+      const stale = await t.app.inject({ method: 'PATCH', url: `/users/${id}`, payload: { city: 'b' }, headers: { 'if-match': tag } })
+      assert.equal(stale.statusCode, 412)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 describeEachStore('conditional requests: the ETag key', (mode) => {
   it('routers with the same etagKey agree on a tag (instances of one app); another key gives another tag', async () => {
     const options = { model: User, collectionName: 'users', prefix: '/users' }

@@ -11,9 +11,10 @@ import type { Snapshot } from './store.js'
  * update): that costs nothing per write, but another app's write does not bump it, so a client's tag
  * would survive a change it never saw; and it adds a field to every document other apps see. The
  * comparison with the whole stored document needs no stored field and sees every writer. Its cost: the
- * filter carries a copy of the document (twice the bytes on the wire; a document above about 8 MB
- * no longer fits in one command with its copy), and `$expr` is evaluated on the one document the
- * identifier (an index) selected. `$literal` keeps stored strings such as `"$x"` from being read as
+ * filter carries a copy of the document (the command holds the copy besides the change, so a PUT whose
+ * body and stored document together pass the 16 MB command limit cannot be conditional), and `$expr` is
+ * evaluated on the one document the identifier (an index) selected. A hash of the document stored in it
+ * would make the filter small, but other apps would not maintain it: the same flaw as a version field. `$literal` keeps stored strings such as `"$x"` from being read as
  * field paths.
  *
  * MongoDB compares documents field by field in order and numbers by value; a document that only
