@@ -80,6 +80,17 @@ describeEachStore('fields= on lists and GET one', (mode) => {
     assert.deepEqual(projections, [{ _id: 1, email: 1 }])
   })
 
+  it('a projection carries no ETag and never answers 304 (its tag could not pass an If-Match)', async () => {
+    const whole = await t.app.inject({ method: 'GET', url: `/users/${aliceId}` })
+    const etag = whole.headers.etag as string
+    assert.ok(etag)
+    for (const url of [`/users/${aliceId}?fields=email`, `/users/${aliceId}/posts/${(await getJson(t.app, `/users/${aliceId}/posts`))[0].id}?fields=title`]) {
+      const projected = await t.app.inject({ method: 'GET', url, headers: { 'if-none-match': '*' } })
+      assert.equal(projected.statusCode, 200, url)
+      assert.equal(projected.headers.etag, undefined, url)
+    }
+  })
+
   it('fields=id answers the ids alone', async () => {
     const doc = await getJson(t.app, `/users/${aliceId}?fields=id`)
     assert.deepEqual(doc, { id: aliceId })

@@ -51,21 +51,21 @@ describeEachStore('GET /openapi.json', (mode) => {
     assert.deepEqual(codes('/users', 'get'), ['200', '422', '503'])
   })
 
-  it('documents create with 201, 422 and 403 (it has a dependency)', () => {
-    assert.deepEqual(codes('/users', 'post'), ['201', '403', '422'])
+  it('documents create with 201, 422, 403 (it has a dependency) and 412 (If-None-Match: *)', () => {
+    assert.deepEqual(codes('/users', 'post'), ['201', '403', '412', '422'])
   })
 
-  it('documents get one with 200 and 400', () => {
-    assert.deepEqual(codes('/users/{id}', 'get'), ['200', '400'])
+  it('documents get one with 200, 304 (If-None-Match) and 400', () => {
+    assert.deepEqual(codes('/users/{id}', 'get'), ['200', '304', '400'])
   })
 
-  it('documents replace and update with 200 and 422', () => {
-    assert.deepEqual(codes('/users/{id}', 'put'), ['200', '422'])
-    assert.deepEqual(codes('/users/{id}', 'patch'), ['200', '422'])
+  it('documents replace and update with 200, 412 (If-Match) and 422', () => {
+    assert.deepEqual(codes('/users/{id}', 'put'), ['200', '412', '422'])
+    assert.deepEqual(codes('/users/{id}', 'patch'), ['200', '412', '422'])
   })
 
-  it('documents delete with 204, 422 and 403 (it has a dependency)', () => {
-    assert.deepEqual(codes('/users/{id}', 'delete'), ['204', '403', '422'])
+  it('documents delete with 204, 422, 403 (it has a dependency) and 412 (If-Match)', () => {
+    assert.deepEqual(codes('/users/{id}', 'delete'), ['204', '403', '412', '422'])
   })
 
   it("documents the list route's query parameters", () => {

@@ -131,19 +131,19 @@ describeEachStore('GET /openapi.json documents relation routes', (mode) => {
     assert.ok(create.properties.authorId, 'MessageCreate lacks authorId')
   })
 
-  it('documents the child responses with their status codes (403 where dependencies)', () => {
+  it('documents the child responses with their status codes (403 where dependencies, 304 and 412 of conditional requests)', () => {
     assert.deepEqual(codes(lookupList, 'get'), ['200', '400', '422'])
-    assert.deepEqual(codes(lookupList, 'post'), ['201', '400', '422'])
-    assert.deepEqual(codes(lookupOne, 'get'), ['200', '400'])
-    assert.deepEqual(codes(lookupOne, 'put'), ['200', '400', '422'])
-    assert.deepEqual(codes(lookupOne, 'patch'), ['200', '400', '422'])
-    assert.deepEqual(codes(lookupOne, 'delete'), ['204', '400', '403', '422'])
+    assert.deepEqual(codes(lookupList, 'post'), ['201', '400', '412', '422'])
+    assert.deepEqual(codes(lookupOne, 'get'), ['200', '304', '400'])
+    assert.deepEqual(codes(lookupOne, 'put'), ['200', '400', '412', '422'])
+    assert.deepEqual(codes(lookupOne, 'patch'), ['200', '400', '412', '422'])
+    assert.deepEqual(codes(lookupOne, 'delete'), ['204', '400', '403', '412', '422'])
     assert.deepEqual(codes('/authors/{id}/addresses', 'get'), ['200', '400', '422'])
-    assert.deepEqual(codes('/authors/{id}/addresses', 'post'), ['201', '400', '422'])
-    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'get'), ['200', '400'])
-    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'patch'), ['200', '400', '422'])
-    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'delete'), ['204', '400', '403', '422'])
-    assert.deepEqual(codes('/authors/{id}/phones/{embed_id}', 'delete'), ['204', '400', '422'])
+    assert.deepEqual(codes('/authors/{id}/addresses', 'post'), ['201', '400', '412', '422'])
+    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'get'), ['200', '304', '400'])
+    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'patch'), ['200', '400', '412', '422'])
+    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'delete'), ['204', '400', '403', '412', '422'])
+    assert.deepEqual(codes('/authors/{id}/phones/{embed_id}', 'delete'), ['204', '400', '412', '422'])
   })
 
   it('documents the child response bodies with the child models', () => {

@@ -44,6 +44,7 @@ export type RequestErrorCode =
   | 'FMC_ERR_OUT_OF_SCOPE'
   | 'FMC_ERR_HTTP'
   | 'FMC_ERR_CURSOR_INVALID'
+  | 'FMC_ERR_PRECONDITION_FAILED'
 
 /**
  * An HTTP error with a status and a `detail`. Dependencies throw it to refuse a request
@@ -75,6 +76,9 @@ export const outOfScope = () =>
   new HTTPException(403, "Write refused: the result would fall outside the caller's scope (filterDependency)", 'FMC_ERR_OUT_OF_SCOPE')
 export const tooLarge = () =>
   new HTTPException(422, 'Document would exceed the 16 MB document size limit', 'FMC_ERR_TOO_LARGE')
+
+/** `If-Match` named another version of the document, or `If-None-Match: *` on a create met an existing one. */
+export const preconditionFailed = (detail: string) => new HTTPException(412, detail, 'FMC_ERR_PRECONDITION_FAILED')
 
 export type StoreErrorCode = 'FMC_ERR_STORE_DUPLICATE' | 'FMC_ERR_STORE_TOO_LARGE' | 'FMC_ERR_STORE_TIMEOUT' | 'FMC_ERR_STORE_SORT_MEMORY'
 

@@ -85,6 +85,11 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
    * process, so set it when several instances serve one API: a cursor from one must work on the others.
    */
   cursorSecret?: string | Buffer
+  /**
+   * Secret key of the ETags (HMAC-SHA256 of the stored document, docs/conditional-requests.md). Give every
+   * instance of the app the same key (16 characters or more) so their tags agree; default: a random key per process.
+   */
+  etagKey?: string
 }
 
 export interface ResolvedRouterOptions {
@@ -115,6 +120,7 @@ export interface ResolvedRouterOptions {
   readonly streamIdleTimeout: number | undefined
   readonly defaultSort: { readonly field: string, readonly direction: 1 | -1 } | undefined
   readonly cursorSecret: string | Buffer | undefined
+  readonly etagKey: string | undefined
 }
 
 export interface ResolvedIndex {
@@ -184,6 +190,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (filtersUnderScope !== 'ignore' && filtersUnderScope !== 'and') {
     throw fail(`'filtersUnderScope' must be 'ignore' or 'and', received ${describeValue(filtersUnderScope)}`)
   }
+  const etagKey = optional(raw, 'etagKey', 'string')
+  if (etagKey !== undefined && etagKey.length < 16) throw fail(`'etagKey' must be a secret of 16 characters or more, received one of ${etagKey.length}`)
   const notFoundStatus = raw['notFoundStatus'] ?? 400
   if (notFoundStatus !== 400 && notFoundStatus !== 404) throw fail(`'notFoundStatus' must be 400 or 404, received ${describeValue(notFoundStatus)}`)
   return Object.freeze({
@@ -213,6 +221,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     streamIdleTimeout: positiveInteger(raw, 'streamIdleTimeout', 1),
     defaultSort: resolveDefaultSort(raw['defaultSort']),
     cursorSecret: resolveCursorSecret(raw['cursorSecret']),
+    etagKey,
   })
 }
 

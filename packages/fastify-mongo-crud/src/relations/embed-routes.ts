@@ -4,6 +4,18 @@ import type { Filter } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { itemListQuerySchema } from '../query/list-query.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
+import {
+  checkIfMatch,
+  conditionalHeaders,
+  createOnly,
+  etagHeader,
+  exists,
+  guardedWrite,
+  notModified,
+  notModifiedResponse,
+  preconditionFailedResponse,
+  sendETag,
+} from '../routes/conditional-request.js'
 import { writeOrExplain } from '../routes/create.js'
 import { locationHeader, setLocation } from '../routes/location.js'
 import type { RouterContext } from '../routes/router-context.js'
@@ -42,6 +54,15 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
   const deps = embed.dependencies
   const itemId = (request: FastifyRequest) => (request.params as Record<string, string>)[ITEM_PARAM] ?? ''
   const name = `${embed.embedName} of one ${context.options.collectionName} document`
+  const key = context.options.etagKey
+  const changed = preconditionFailedResponse('If-Match names another version of the item')
+  /** The item as stored, for `If-Match` (a missing parent is not found; a missing item, undefined). */
+  const snapshot = (request: FastifyRequest, filter: Filter) => async () => {
+    const found = await items.snapshot(filter, itemId(request))
+    if (found === undefined) throw context.notFound()
+    return found.item
+  }
+  const stillThere = (request: FastifyRequest, filter: Filter) => async () => (await items.get(filter, itemId(request)))?.item
 
   async function explainMiss(request: FastifyRequest, refused: () => Error): Promise<never> {
     const parent = await context.store.findOne(await parentFilter(context, request))
@@ -68,13 +89,15 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       method: 'POST',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'CreateOne', UPDATES_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The added item', headers: locationHeader },
+        201: { ...ref(child.out), description: 'The added item', headers: { ...locationHeader, ...etagHeader } },
         422: { ...validationErrorRef, description: 'Invalid body, the item id is taken, or the parent would exceed 16 MB' },
-      }), { summary: `Add one of the ${name}`, body: ref(child.model) }),
+        ...preconditionFailedResponse('If-None-Match is `*` and an item with this id exists'),
+      }), { summary: `Add one of the ${name}`, body: ref(child.model), headers: conditionalHeaders('create') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = await parentFilter(context, request)
         const created = await writeOrExplain(() => items.push(filter, request.body as WireDoc), notCreated)
-        if (created === undefined) return explainMiss(request, notCreated)
+        if (created === undefined) return explainMiss(request, createOnly(request) ? exists : notCreated)
+        sendETag(reply, created, key)
         return setLocation(request, reply, created['id']).code(201).send(created)
       },
     },
@@ -82,11 +105,13 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       method: 'GET',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, ITEM_PARAM), {
-        200: { ...ref(child.out), description: 'The item' },
-      }), { summary: `Get one of the ${name}` }),
-      handler: async (request: FastifyRequest) => {
+        200: { ...ref(child.out), description: 'The item', headers: etagHeader },
+        ...notModifiedResponse,
+      }), { summary: `Get one of the ${name}`, headers: conditionalHeaders('read') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const found = await items.get(await parentFilter(context, request), itemId(request))
         if (found?.item === undefined) throw context.notFound()
+        if (notModified(request, reply, found.item, key)) return reply.code(304).send()
         return found.item
       },
     },
@@ -94,17 +119,22 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       method: 'PATCH',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'UpdateOne', UPDATES_PARENT, childParams(context, ITEM_PARAM), {
-        200: { ...ref(child.out), description: 'The updated item' },
+        200: { ...ref(child.out), description: 'The updated item', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the item was not updated (missing)' },
-      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
-      handler: async (request: FastifyRequest) => {
+        ...changed,
+      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { id, ...changes } = request.body as WireDoc
         if (id !== undefined && id !== null && String(id).toLowerCase() !== itemId(request).toLowerCase()) {
           throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
         }
         const filter = await parentFilter(context, request)
-        const updated = await writeOrExplain(() => items.update(filter, itemId(request), changes), notUpdated)
-        return updated ?? explainMiss(request, notUpdated)
+        const unchanged = await checkIfMatch(request, key, snapshot(request, filter), notUpdated)
+        const write = () => writeOrExplain(() => items.update(filter, itemId(request), changes, unchanged), notUpdated)
+        const updated = await guardedWrite(unchanged, write, stillThere(request, filter))
+        if (updated === undefined) return explainMiss(request, notUpdated)
+        sendETag(reply, updated, key)
+        return updated
       },
     },
     DeleteOne: {
@@ -113,10 +143,13 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       ...withSchema(childRouteOptions(context, deps, 'DeleteOne', UPDATES_PARENT, childParams(context, ITEM_PARAM), {
         204: { type: 'null', description: 'Removed' },
         422: { ...errorRef, description: 'Item not deleted (missing, or already deleted)' },
-      }), { summary: `Remove one of the ${name}` }),
+        ...changed,
+      }), { summary: `Remove one of the ${name}`, headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = await parentFilter(context, request)
-        if (!(await items.pull(filter, itemId(request)))) return explainMiss(request, notDeleted)
+        const unchanged = await checkIfMatch(request, key, snapshot(request, filter), notDeleted)
+        const pull = () => items.pull(filter, itemId(request), unchanged)
+        if (!(await guardedWrite(unchanged, pull, stillThere(request, filter)))) return explainMiss(request, notDeleted)
         return reply.code(204).send()
       },
     },

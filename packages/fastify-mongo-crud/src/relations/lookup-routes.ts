@@ -8,6 +8,18 @@ import { listQuerySchema } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import {
+  checkIfMatch,
+  conditionalHeaders,
+  createOnly,
+  etagHeader,
+  exists,
+  guardedWrite,
+  notModified,
+  notModifiedResponse,
+  preconditionFailedResponse,
+  sendETag,
+} from '../routes/conditional-request.js'
 import { writeOrExplain } from '../routes/create.js'
 import { nextLinkHeader, prepareListPage } from '../routes/list-page.js'
 import { locationHeader, setLocation } from '../routes/location.js'
@@ -84,6 +96,8 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   const selectFields = fieldSelector(child.out)
   // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
   const pageSpec = { count: store.count, selectFields, cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
+  const key = context.options.etagKey
+  const changed = preconditionFailedResponse('If-Match names another version of the child')
 
   return enabledRoutes(lookup.disabled, {
     GetAll: {
@@ -105,12 +119,14 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'POST',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'CreateOne', READS_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The created child', headers: locationHeader },
+        201: { ...ref(child.out), description: 'The created child', headers: { ...locationHeader, ...etagHeader } },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
-      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody) }),
+        ...preconditionFailedResponse('If-None-Match is `*` and a child with this id exists'),
+      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('create') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value } = await parentLink(request)
-        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), notCreated)
+        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), createOnly(request) ? exists : notCreated)
+        sendETag(reply, created, key)
         return setLocation(request, reply, created['id']).code(201).send(created)
       },
     },
@@ -118,14 +134,17 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'GET',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The child' },
+        200: { ...ref(child.out), description: 'The child', headers: etagHeader },
+        ...notModifiedResponse,
         422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
-      }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema }),
-      handler: async (request: FastifyRequest) => {
+      }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const fields = selectFields(request, (request.query as { fields?: string }).fields)
         const filter = childFilter(request, (await parentLink(request)).children)
         const doc = filter === undefined ? undefined : await store.findOne(filter, fields)
         if (doc === undefined) throw context.notFound()
+        // A projection is not the stored child: no tag (it could never pass an If-Match), no 304.
+        if (fields === undefined && notModified(request, reply, doc, key)) return reply.code(304).send()
         return doc
       },
     },
@@ -133,16 +152,21 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'PUT',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The replaced child' },
+        200: { ...ref(child.out), description: 'The replaced child', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
-      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody) }),
-      handler: async (request: FastifyRequest) => {
+        ...changed,
+      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('write') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value, children } = await parentLink(request)
         checkBodyId(request)
         const body = linkBody(request, value)
         const filter = childFilter(request, children)
-        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.replace(filter, body), notReplaced)
+        if (filter === undefined) throw notReplaced()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notReplaced)
+        const write = () => writeOrExplain(() => store.replace(filter, body, [], unchanged), notReplaced)
+        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
         if (doc === undefined) throw notReplaced()
+        sendETag(reply, doc, key)
         return doc
       },
     },
@@ -150,16 +174,21 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       method: 'PATCH',
       url: oneUrl,
       ...withSchema(childRouteOptions(context, deps, 'UpdateOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The updated child' },
+        200: { ...ref(child.out), description: 'The updated child', headers: etagHeader },
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
-      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch) }),
-      handler: async (request: FastifyRequest) => {
+        ...changed,
+      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const { value, children } = await parentLink(request)
         checkBodyId(request)
         const changes = linkBody(request, value)
         const filter = childFilter(request, children)
-        const doc = filter === undefined ? undefined : await writeOrExplain(() => store.update(filter, { set: changes }), notUpdated)
+        if (filter === undefined) throw notUpdated()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notUpdated)
+        const write = () => writeOrExplain(() => store.update(filter, { set: changes }, unchanged), notUpdated)
+        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
         if (doc === undefined) throw notUpdated()
+        sendETag(reply, doc, key)
         return doc
       },
     },
@@ -169,10 +198,13 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       ...withSchema(childRouteOptions(context, deps, 'DeleteOne', READS_PARENT, childParams(context, CHILD_PARAM), {
         204: { type: 'null', description: 'Deleted' },
         422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
-      }), { summary: `Delete one of the ${name}` }),
+        ...changed,
+      }), { summary: `Delete one of the ${name}`, headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = childFilter(request, (await parentLink(request)).children)
-        if (filter === undefined || !(await store.remove(filter))) throw notDeleted()
+        if (filter === undefined) throw notDeleted()
+        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notDeleted)
+        if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
         return reply.code(204).send()
       },
     },

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { notDeleted } from '../errors.js'
 import { errorRef } from '../schema/error-schemas.js'
+import { checkIfMatch, conditionalHeaders, guardedWrite, preconditionFailedResponse } from './conditional-request.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
 
@@ -9,15 +10,19 @@ export function buildRemoveRoute(context: RouterContext, url: string): RouteOpti
   const route = context.routeOptions('DeleteOne', {
     204: { type: 'null', description: 'Deleted' },
     422: { ...errorRef, description: 'Document not deleted (missing, or already deleted)' },
+    ...preconditionFailedResponse('If-Match names another version of the document'),
   })
   return {
     method: 'DELETE',
     url,
     ...route,
-    schema: { ...route.schema, summary: `Delete one document of ${context.options.collectionName}`, params: itemParams(context) },
+    schema: { ...route.schema, summary: `Delete one document of ${context.options.collectionName}`, params: itemParams(context), headers: conditionalHeaders('write') },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const filter = await context.itemFilter(request)
-      if (filter === undefined || !(await context.store.remove(filter))) throw notDeleted()
+      if (filter === undefined) throw notDeleted()
+      const unchanged = await checkIfMatch(request, context.options.etagKey, () => context.store.findSnapshot(filter), notDeleted)
+      const removed = await guardedWrite(unchanged, () => context.store.remove(filter, unchanged), () => context.store.findOne(filter))
+      if (!removed) throw notDeleted()
       return reply.code(204).send()
     },
   }

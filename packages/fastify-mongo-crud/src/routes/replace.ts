@@ -1,7 +1,8 @@
-import type { FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { notReplaced } from '../errors.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import { withoutBodyId } from './body-id.js'
+import { checkIfMatch, conditionalHeaders, etagHeader, guardedWrite, preconditionFailedResponse, sendETag } from './conditional-request.js'
 import { writeOrExplain } from './create.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
@@ -15,7 +16,8 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
   const declared = new Set(context.typed.kind === 'object' ? context.typed.fields.keys() : [])
   const replaced = (field: string) => declared.has(field) && field !== '_id' && !keepOnReplace.includes(field)
   const route = context.routeOptions('ReplaceOne', {
-    200: { ...context.refs.read, description: 'The replaced document, as GET one answers it' },
+    200: { ...context.refs.read, description: 'The replaced document, as GET one answers it', headers: etagHeader },
+    ...preconditionFailedResponse('If-Match names another version of the document'),
     422: { ...validationErrorRef, description: 'Invalid body, or the document was not replaced (missing, or a duplicate identifier)' },
   })
   return {
@@ -27,19 +29,27 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       summary: `Replace one document of ${context.options.collectionName}`,
       params: itemParams(context),
       body: context.refs.body,
+      headers: conditionalHeaders('write'),
     },
-    handler: async (request: FastifyRequest) => {
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const body = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notReplaced()
+      const unchanged = await checkIfMatch(request, context.options.etagKey, () => context.store.findSnapshot(filter), notReplaced)
       const doc = await scopedWrite(
         context,
         request,
         filter,
         { after: body, isKnown: replaced },
-        (guarded) => writeOrExplain(() => context.store.replace(guarded, body, keepOnReplace), notReplaced),
+        (guarded) =>
+          guardedWrite(
+            unchanged,
+            () => writeOrExplain(() => context.store.replace(guarded, body, keepOnReplace, unchanged), notReplaced),
+            () => context.store.findOne(guarded)
+          ),
         notReplaced
       )
+      sendETag(reply, doc, context.options.etagKey)
       return context.present(doc)
     },
   }

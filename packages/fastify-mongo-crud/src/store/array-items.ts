@@ -2,6 +2,7 @@ import type { Filter } from '../query/filter.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import { toStored, toWire } from './codec.js'
+import { whileItemUnchanged } from './compare-and-swap.js'
 import type { Document, DriverCollection } from './driver-db.js'
 import { translating, translatingCursor } from './map-driver-error.js'
 import { isObjectIdHex, type ObjectIds } from './object-id.js'
@@ -47,17 +48,27 @@ export function createArrayItems(
     return pipeline
   }
 
+  /** The parent (undefined when missing) and the stored item (undefined when the parent lacks it). */
+  async function readItem(parent: Filter, itemId: string): Promise<{ item: Document | undefined } | undefined> {
+    const id = oid(itemId)
+    const found = await collection.findOne(parentFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
+    if (found === null) return undefined
+    return { item: itemsIn(found)?.[0] }
+  }
+
   return {
     find: (parent, query) => translating(async () => (await collection.aggregate(itemsPipeline(parent, query), timeLimit).toArray()).map(toWire)),
     list: (parent, query) => translatingCursor(collection.aggregate(itemsPipeline(parent, query), timeLimit), toWire),
     hasParent: (parent) => translating(async () => (await collection.findOne(parentFilter(parent), { projection: { _id: 1 }, ...timeLimit })) !== null),
     get: (parent, itemId) =>
       translating(async () => {
-        const id = oid(itemId)
-        const found = await collection.findOne(parentFilter(parent), { projection: id === undefined ? { _id: 1 } : { [field]: { $elemMatch: { _id: id } } }, ...timeLimit })
-        if (found === null) return undefined
-        const item = itemsIn(found)?.[0]
-        return { item: item === undefined ? undefined : toWire(item) }
+        const found = await readItem(parent, itemId)
+        return found === undefined ? undefined : { item: found.item === undefined ? undefined : toWire(found.item) }
+      }),
+    snapshot: (parent, itemId) =>
+      translating(async () => {
+        const found = await readItem(parent, itemId)
+        return found === undefined ? undefined : { item: found.item === undefined ? undefined : { doc: toWire(found.item), stored: found.item } }
       }),
     push: (parent, item) =>
       translating(async () => {
@@ -69,7 +80,7 @@ export function createArrayItems(
         const result = await collection.updateOne(filter, { $push: { [field]: stored } }, timeLimit)
         return result.matchedCount === 1 ? toWire(stored) : undefined
       }),
-    update: (parent, itemId, changes) =>
+    update: (parent, itemId, changes, unchanged = undefined) =>
       translating(async () => {
         const id = oid(itemId)
         if (id === undefined) return undefined
@@ -77,7 +88,7 @@ export function createArrayItems(
         for (const [key, value] of Object.entries(toStored(changes, shapes.item, ids) as Document)) {
           if (key !== '_id') set[`${field}.$[item].${key}`] = value
         }
-        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
+        const filter = whileItemUnchanged({ ...parentFilter(parent), [`${field}._id`]: id }, field, unchanged)
         const projection = { [field]: { $elemMatch: { _id: id } } }
         const after = Object.keys(set).length === 0
           ? await collection.findOne(filter, { projection, ...timeLimit })
@@ -85,11 +96,11 @@ export function createArrayItems(
         const item = itemsIn(after)?.[0]
         return item === undefined ? undefined : toWire(item)
       }),
-    pull: (parent, itemId) =>
+    pull: (parent, itemId, unchanged = undefined) =>
       translating(async () => {
         const id = oid(itemId)
         if (id === undefined) return false
-        const filter = { ...parentFilter(parent), [`${field}._id`]: id }
+        const filter = whileItemUnchanged({ ...parentFilter(parent), [`${field}._id`]: id }, field, unchanged)
         const result = await collection.updateOne(filter, { $pull: { [field]: { _id: id } } }, timeLimit)
         return result.matchedCount === 1
       }),

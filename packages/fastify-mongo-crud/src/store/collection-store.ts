@@ -3,6 +3,7 @@ import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import { createArrayItems } from './array-items.js'
 import { toStored, toWire } from './codec.js'
+import { whileUnchanged } from './compare-and-swap.js'
 import type { Document, DriverCollection, DriverDb, DriverFindOptions } from './driver-db.js'
 import { translating, translatingCursor } from './map-driver-error.js'
 import { isObjectIdHex, objectIdsFor } from './object-id.js'
@@ -73,6 +74,11 @@ export function createCollectionStore(
         const doc = await collection.findOne(mongoFilter(filter), fields === undefined ? timeLimit : { projection: projection(fields), ...timeLimit })
         return doc === null ? undefined : toWire(doc)
       }),
+    findSnapshot: (filter) =>
+      translating(async () => {
+        const doc = await collection.findOne(mongoFilter(filter), timeLimit)
+        return doc === null ? undefined : { doc: toWire(doc), stored: doc }
+      }),
     insert: (doc) =>
       translating(async () => {
         const document = stored(doc)
@@ -89,10 +95,10 @@ export function createCollectionStore(
           }
         }
       }),
-    replace: (filter, doc, keep = []) =>
+    replace: (filter, doc, keep = [], unchanged = undefined) =>
       translating(async () => {
         const { _id: _ignored, ...replacement } = stored(doc)
-        const selected = mongoFilter(filter)
+        const selected = whileUnchanged(mongoFilter(filter), unchanged)
         // Set what was sent and unset the model's other fields, in one atomic update: fields the model
         // does not declare (embedded arrays, another API version's fields) are kept.
         const unset = modelFields.filter((name) => !(name in replacement) && !keep.includes(name) && name !== '_id')
@@ -103,7 +109,7 @@ export function createCollectionStore(
           : await collection.findOneAndUpdate(selected, update, { returnDocument: 'after', ...timeLimit })
         return after === null ? undefined : toWire(after)
       }),
-    update: (filter, changes: DocChanges) =>
+    update: (filter, changes: DocChanges, unchanged = undefined) =>
       translating(async () => {
         const update: Document = {}
         const set = stored(changes.set)
@@ -112,14 +118,15 @@ export function createCollectionStore(
         if (changes.unset !== undefined && changes.unset.length > 0) {
           update['$unset'] = Object.fromEntries(changes.unset.map((path) => [path, '']))
         }
-        const selected = mongoFilter(filter)
+        const selected = whileUnchanged(mongoFilter(filter), unchanged)
         // An empty PATCH changes nothing but must still report whether the document exists.
         const after = Object.keys(update).length === 0
           ? await collection.findOne(selected, timeLimit)
           : await collection.findOneAndUpdate(selected, update, { returnDocument: 'after', ...timeLimit })
         return after === null ? undefined : toWire(after)
       }),
-    remove: (filter) => translating(async () => (await collection.deleteOne(mongoFilter(filter), timeLimit)).deletedCount === 1),
+    remove: (filter, unchanged = undefined) =>
+      translating(async () => (await collection.deleteOne(whileUnchanged(mongoFilter(filter), unchanged), timeLimit)).deletedCount === 1),
     removeMany: (filter) => translating(async () => (await collection.deleteMany(mongoFilter(filter), timeLimit)).deletedCount),
     findByIds: (wanted) =>
       translating(async () => {

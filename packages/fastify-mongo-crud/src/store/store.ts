@@ -15,6 +15,15 @@ export interface DocChanges {
   unset?: string[]
 }
 
+/**
+ * A stored document (or embedded item) as one read found it: `doc` for the routes, `stored` (opaque)
+ * for a conditional write, which applies only while the stored value is still exactly this one.
+ */
+export interface Snapshot {
+  readonly doc: WireDoc
+  readonly stored: unknown
+}
+
 /** Everything the routes need from storage, and nothing more. */
 export interface CollectionStore {
   /** Streams the matching documents; memory stays flat whatever the collection size. */
@@ -26,6 +35,8 @@ export interface CollectionStore {
   estimatedCount(): Promise<number>
   /** One matching document; with `fields`, only those top-level fields (and `id`) are read. */
   findOne(filter: Filter, fields?: readonly string[]): Promise<WireDoc | undefined>
+  /** `findOne`, keeping what a conditional write (`unchanged`) compares the stored document with. */
+  findSnapshot(filter: Filter): Promise<Snapshot | undefined>
   /**
    * The document as the store will keep it, in wire form (ObjectIds of the model as lowercase hex):
    * what a filter is evaluated on before a write, so it compares as the database will.
@@ -37,11 +48,14 @@ export interface CollectionStore {
    * Replaces every field the model declares in the document matching `filter`: those sent are set,
    * the others removed. `_id`, fields the model does not declare and the fields named in `keep`
    * (embedded item arrays) are kept. Undefined when nothing matched.
+   *
+   * `unchanged` (on replace, update and remove): the write applies only if the stored document is still
+   * exactly the snapshot, checked by the database in the write's own filter (compare-and-swap).
    */
-  replace(filter: Filter, doc: WireDoc, keep?: readonly string[]): Promise<WireDoc | undefined>
-  update(filter: Filter, changes: DocChanges): Promise<WireDoc | undefined>
+  replace(filter: Filter, doc: WireDoc, keep?: readonly string[], unchanged?: Snapshot): Promise<WireDoc | undefined>
+  update(filter: Filter, changes: DocChanges, unchanged?: Snapshot): Promise<WireDoc | undefined>
   /** Deletes one matching document; false when nothing matched. */
-  remove(filter: Filter): Promise<boolean>
+  remove(filter: Filter, unchanged?: Snapshot): Promise<boolean>
   removeMany(filter: Filter): Promise<number>
   /** Creates an index (idempotently: an identical one may exist). */
   ensureIndex(index: ResolvedIndex): Promise<void>
@@ -63,10 +77,15 @@ export interface ArrayItems {
   /** Whether the parent exists (within `parent`'s scope): what tells an empty list from a missing parent. */
   hasParent(parent: Filter): Promise<boolean>
   get(parent: Filter, itemId: string): Promise<{ item: WireDoc | undefined } | undefined>
+  /** `get`, keeping what a conditional write (`unchanged`) compares the stored item with. */
+  snapshot(parent: Filter, itemId: string): Promise<{ item: Snapshot | undefined } | undefined>
   /** Adds an item (a new id unless it brings a valid one); undefined when the parent is missing or the id is taken. */
   push(parent: Filter, item: WireDoc): Promise<WireDoc | undefined>
-  /** Merges changes into one item; undefined when the parent or the item is missing. */
-  update(parent: Filter, itemId: string, changes: WireDoc): Promise<WireDoc | undefined>
-  /** Removes one item; false when the parent or the item is missing. */
-  pull(parent: Filter, itemId: string): Promise<boolean>
+  /**
+   * Merges changes into one item; undefined when the parent or the item is missing (or, with
+   * `unchanged`, when the stored item is no longer exactly that snapshot).
+   */
+  update(parent: Filter, itemId: string, changes: WireDoc, unchanged?: Snapshot): Promise<WireDoc | undefined>
+  /** Removes one item; false when the parent or the item is missing (or differs from `unchanged`). */
+  pull(parent: Filter, itemId: string, unchanged?: Snapshot): Promise<boolean>
 }
