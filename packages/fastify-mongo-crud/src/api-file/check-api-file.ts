@@ -117,5 +117,9 @@ function checkSchema(schema: JsonSchemaObject, pointer: string, report: (pointer
   if (typeof schema['items'] === 'object') checkSchema(schema['items'] as JsonSchemaObject, `${pointer}/items`, report)
   if (typeof schema['additionalProperties'] === 'object') checkSchema(schema['additionalProperties'] as JsonSchemaObject, `${pointer}/additionalProperties`, report)
   const anyOf = schema['anyOf']
-  if (Array.isArray(anyOf)) anyOf.forEach((sub: JsonSchemaObject, index) => checkSchema(sub, `${pointer}/anyOf/${index}`, report))
+  if (Array.isArray(anyOf)) {
+    anyOf.forEach((sub: JsonSchemaObject, index) => {
+      checkSchema(sub, `${pointer}/anyOf/${index}`, report)
+    })
+  }
 }

@@ -45,7 +45,10 @@ export function toDependencies(guards: Guards | undefined, first: Dependency | u
   for (const name of routes) {
     const list = (guards?.[routeKey(name)] ?? []).map((guard) => {
       let dependency = made.get(guard)
-      if (dependency === undefined) made.set(guard, (dependency = toGuard(guard)))
+      if (dependency === undefined) {
+        dependency = toGuard(guard)
+        made.set(guard, dependency)
+      }
       return dependency
     })
     if (first !== undefined) list.unshift(first)

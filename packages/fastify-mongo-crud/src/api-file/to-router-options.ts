@@ -1,14 +1,13 @@
 import type { CRUDRouterOptions } from '../options.js'
-import { CRUDEmbed } from '../relations/crud-embed.js'
-import { EMBED_ROUTES } from '../relations/crud-embed.js'
+import { CRUDEmbed, EMBED_ROUTES } from '../relations/crud-embed.js'
 import { CRUDLookup } from '../relations/crud-lookup.js'
 import { CRUDPopulate } from '../relations/crud-populate.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { RouterDeclaration } from './api-file.js'
+import type { LoadedApiFile } from './load-api-file.js'
 import { escapePointer } from './parse-json-positions.js'
 import { toDependencies, toDisabled, toScope } from './to-dependencies.js'
 import type { ModelCatalog } from './to-models.js'
-import type { LoadedApiFile } from './load-api-file.js'
 
 /** One router of the file as `app.register(CRUDRouter, options)` takes it, and where it was declared. */
 export interface FileRouter {
