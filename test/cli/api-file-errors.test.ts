@@ -168,6 +168,13 @@ describe('API file errors point at the line and column of the offending value', 
     }
   })
 
+  it('database: path is for the embedded engine only, name for MongoDB only', () => {
+    const t = text({ ...base(), database: { engine: 'mongodb', path: 'data' } })
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"data"')} 'path' applies to the embedded engine only (/database/path)`])
+    const u = text({ ...base(), database: { engine: 'embedded', name: 'shop' } })
+    assert.deepEqual(issuesOf(u), [`${locate(u, '"shop"')} 'name' applies to MongoDB only (/database/name)`])
+  })
+
   it('every error of the file at once, sorted by line in the message', () => {
     const file = base()
     file.routers['notes']!['modle'] = 'Note'

@@ -10,6 +10,7 @@ const BOB = 'bbbbbbbbbbbbbbbbbbbbbbbb'
 
 /** Every router key of the file format, turned into the router's options, seen through HTTP. */
 const API = {
+  limits: { defaultLimit: 1 },
   models: {
     Post: {
       type: 'object',
@@ -141,6 +142,11 @@ describeEachStore('API file keys, through HTTP', (mode) => {
     assert.deepEqual(Object.keys(link.json()).sort(), ['id', 'url'])
     const removed = await app.inject({ method: 'DELETE', url: `/posts/a/links/${link.json().id}`, headers: asAnn })
     assert.equal(removed.statusCode, 404)
+  })
+
+  it("limits: the file's apply to every router, a router's own win", async () => {
+    assert.equal((await app.inject('/threads')).json().length, 1)
+    assert.equal((await app.inject({ url: '/posts', headers: asAnn })).json().length, 2)
   })
 
   it('modelOut: a second router on the same collection shows only its output model', async () => {

@@ -84,6 +84,7 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
       assert.deepEqual(Object.keys(spec.paths).sort(), ['/tasks', '/tasks/{id}'])
       const list = (spec.paths['/tasks'] as { get: { tags: string[] } }).get
       assert.deepEqual(list.tags, ['tasks'], 'a router without tags is tagged with its name')
+      assert.deepEqual(Object.keys((spec as unknown as { components: { schemas: Record<string, { properties: object }> } }).components.schemas['TaskOut']!.properties).sort(), ['id', 'owner', 'title'])
     })
 
     it('creates and reads documents over HTTP, never showing a hidden field', async () => {
@@ -125,6 +126,7 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
         assert.equal(refused.status, 403)
         assert.deepEqual(await refused.json(), { detail: 'Admins only' })
       }
+      assert.equal((await fetch(url, { method: 'DELETE' })).status, 401, 'the scope is checked first')
       assert.equal((await fetch(url, { method: 'DELETE', headers: { 'x-user': OWNER, 'x-role': 'owner' } })).status, 204)
     })
 
@@ -168,10 +170,23 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
         await served.close()
       }
       assert.ok(!existsSync(join(dir, 'unused')))
+      const flagFirst = await startApi(loaded, { ...LOCAL, data: join(dir, 'flag-first') }, { MONGODB_URI: server.uri })
+      await flagFirst.close()
+      assert.equal(flagFirst.database, `embedded engine, data in ${join(dir, 'flag-first')}`)
+      const named = join(dir, 'named.json')
+      await writeFile(named, JSON.stringify({ ...API, database: { engine: 'mongodb', name: 'named' } }))
+      const onNamed = await startApi(await loadApiFile(named), LOCAL, { MONGODB_URI: server.uri })
+      try {
+        assert.equal((await fetch(`${onNamed.origin}/tasks`, json({ title: 'in named' }))).status, 201)
+      } finally {
+        await onNamed.close()
+      }
       const client = new MongoClient(server.uri)
       try {
         const stored = await client.db('shop').collection('tasks').find({}).toArray()
         assert.deepEqual(stored.map((doc) => doc['title']), ['over the wire'])
+        const inNamed = await client.db('named').collection('tasks').find({}).toArray()
+        assert.deepEqual(inNamed.map((doc) => doc['title']), ['in named'])
       } finally {
         await client.close()
       }
@@ -228,13 +243,19 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
       }
     })
 
-    it('serve: prints the "listening on" line, answers over HTTP, stops on SIGTERM with exit code 0', async () => {
+    it('bad usage: exit code 2, the problem and the usage', async () => {
+      const { code, stderr } = await runCli(['serve', file, '--port', 'eighty'])
+      assert.equal(code, 2)
+      assert.match(stderr, /^fastify-mongo-crud: The port must be an integer from 0 to 65535, got "eighty"\n\nUsage: fastify-mongo-crud serve/)
+    })
+
+    it('serve: prints the "listening on" line, answers over HTTP, stops on SIGINT (Ctrl-C) with exit code 0', async () => {
       const cli = await startCli(['serve', file, '--data', join(dir, 'spawned')])
       try {
         assert.match(cli.origin, /^http:\/\/127\.0\.0\.1:\d+$/)
         assert.equal((await fetch(`${cli.origin}/tasks`, { headers: { 'x-user': OWNER } })).status, 200)
       } finally {
-        assert.equal(await cli.stop(), 0)
+        assert.equal(await cli.stop('SIGINT'), 0)
       }
       assert.match(cli.stdout(), /fastify-mongo-crud: stopped/)
     })

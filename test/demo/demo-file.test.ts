@@ -85,4 +85,8 @@ describe('npx fastify-mongo-crud serve examples/api.json', { timeout: 120_000 },
     assert.deepEqual(await (await fetch(`${cli.origin}/api/v1/users/${ann.id}`)).json(), { id: ann.id, name: 'Ann', email: 'ann@example.com' })
     assert.equal((await fetch(`${cli.origin}/api/v2/notes`)).status, 401)
   })
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    assert.equal(await cli.stop(), 0)
+  })
 })

@@ -10,8 +10,8 @@ export interface RunningCli {
   /** `http://127.0.0.1:<port>`, from its "listening on" line. */
   origin: string
   stdout: () => string
-  /** Stops it with SIGTERM; resolves with its exit code once it exited. */
-  stop(): Promise<number | null>
+  /** Stops it with `signal` (SIGTERM); resolves with its exit code once it exited. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
 function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): ChildProcess {
@@ -53,8 +53,8 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?
     child,
     origin,
     stdout: () => stdout,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM')
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal)
       return exited
     },
   }
