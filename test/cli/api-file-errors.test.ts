@@ -100,7 +100,7 @@ describe('API file errors point at the line and column of the offending value', 
     const file = base()
     file.models['Tag'] = { type: 'object', properties: { label: { type: 'text' } } }
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"text"')} 'type' is not valid: expected A type name, or a list of type names. (/models/Tag/properties/label/type)`])
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"text"')} 'type' is not valid: expected a type name, or a list of type names (/models/Tag/properties/label/type)`])
   })
 
   it('a relation to an unknown router, at the router name', () => {

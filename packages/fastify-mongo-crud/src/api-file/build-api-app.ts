@@ -5,6 +5,7 @@ import { SetupError } from '../errors.js'
 import type { DriverDb } from '../store/driver-db.js'
 import { ApiFileError } from './api-file-error.js'
 import type { LoadedApiFile } from './load-api-file.js'
+import { escapePointer } from './parse-json-positions.js'
 import { ModelCatalog } from './to-models.js'
 import { type FileRouter, toRouterOptions } from './to-router-options.js'
 
@@ -32,7 +33,7 @@ export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: 
   const routers: FileRouter[] = []
   try {
     for (const name of Object.keys(api.routers)) {
-      const pointer = `/routers/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`
+      const pointer = `/routers/${escapePointer(name)}`
       try {
         const router = toRouterOptions(loaded, catalog, db, name)
         routers.push(router)
