@@ -1,19 +1,28 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import type { DriverDb } from 'fastify-mongo-crud'
+import { buildApiApp, loadApiFile } from 'fastify-mongo-crud/api-file'
 import { buildDemo } from '../../examples/build-demo.ts'
 import type { App } from '../harness/app.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
 import { describeEachStore, type OpenedStore } from '../harness/stores.ts'
 
-/** The demo app `npm start` serves, exercised through its HTTP API on every store. */
-describeEachStore('demo app', (mode) => {
+/** The demo in code (examples/build-demo.ts, what `npm start` serves) and in a file (examples/api.json, what `serve` serves). */
+const DEMOS: Array<[string, (db: DriverDb) => Promise<FastifyInstance>]> = [
+  ['examples/build-demo.ts', (db) => buildDemo(db)],
+  ['examples/api.json', async (db) => buildApiApp(await loadApiFile(new URL('../../examples/api.json', import.meta.url).pathname), db, { fastify: { logger: false } })],
+]
+
+/** The demo app, exercised through its HTTP API on every store, built from code and from the file. */
+for (const [source, build] of DEMOS) describeEachStore(`demo app (${source})`, (mode) => {
   let store: OpenedStore
   let app: App
   let ann: Json
   let bob: Json
   before(async () => {
     store = await mode.open()
-    app = (await buildDemo(store.db)) as unknown as App
+    app = (await build(store.db)) as unknown as App
     await app.ready()
     ann = await createDoc(app, '/api/v2/users', { name: 'Ann', email: 'ann@example.com', password: 'secret-ann' })
     bob = await createDoc(app, '/api/v2/users', { name: 'Bob', email: 'bob@example.com', password: 'secret-bob', role: 'admin' })

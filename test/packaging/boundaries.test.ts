@@ -65,6 +65,12 @@ describe('package boundaries', () => {
     assert.deepEqual(found, [])
   })
 
+  it("the router's serve command is the one place that loads the engine, by a dynamic import of a computed name", () => {
+    const naming = sourceFiles(join(ROUTER, 'src')).filter((file) => readFileSync(file, 'utf8').includes("'@fastify-mongo-crud/embedded'"))
+    assert.deepEqual(naming.map((file) => relative(ROOT, file)), ['packages/fastify-mongo-crud/src/cli/open-database.ts'])
+    assert.match(readFileSync(naming[0]!, 'utf8'), /await import\(embeddedPackage\)/)
+  })
+
   for (const folder of ['wire', 'cli']) {
     it(`the engine's ${folder}/ imports only the engine's public index, its own files, mongodb and node:*`, () => {
       const own = join(ENGINE_SRC, folder)

@@ -1,0 +1,88 @@
+/**
+ * The API file as the loader hands it on, once it matched schema/api-file.schema.json and the
+ * semantic checks (check-api-file.ts). docs/api-file.md describes every key.
+ */
+export type RouteKey = 'getAll' | 'getOne' | 'createOne' | 'replaceOne' | 'updateOne' | 'deleteOne'
+
+export type JsonSchemaObject = Record<string, unknown>
+
+export interface ModelDeclaration {
+  type: 'object'
+  title?: string
+  description?: string
+  properties: Record<string, JsonSchemaObject>
+  required?: string[]
+  additionalProperties?: false
+}
+
+export interface Guard {
+  header: string
+  equals: string | string[]
+  status?: 401 | 403
+  detail?: string
+}
+
+export type Guards = Partial<Record<RouteKey, Guard[]>>
+
+export interface RouterLimits {
+  defaultLimit?: number
+  maxLimit?: number
+  maxSkip?: number
+  maxTimeMS?: number
+  maxStreams?: number
+  streamIdleTimeout?: number
+}
+
+export interface Scope {
+  field: string
+  header: string
+  detail?: string
+  filters?: 'ignore' | 'and'
+}
+
+/** What a router, a lookup and an embed have in common: a model, how its output is shaped, and access. */
+export interface ModelUse {
+  model: string
+  modelOut?: string
+  hidden?: string[]
+  disable?: RouteKey[]
+  guards?: Guards
+}
+
+export interface LookupDeclaration extends ModelUse {
+  prefix: string
+  collection: string
+  localField?: string
+  foreignField: string
+}
+
+export interface EmbedDeclaration extends ModelUse {
+  name: string
+}
+
+export interface RouterDeclaration extends ModelUse {
+  prefix: string
+  collection: string
+  tags?: string[]
+  identifierField?: string
+  indexes?: Array<{ key: Record<string, 1 | -1>, unique?: boolean, name?: string }>
+  filterable?: string[]
+  sortable?: string[]
+  notFoundStatus?: 400 | 404
+  scope?: Scope
+  limits?: RouterLimits
+  populates?: Array<{ field: string, router: string }>
+  lookups?: LookupDeclaration[]
+  embeds?: EmbedDeclaration[]
+}
+
+export interface ApiFile {
+  $schema?: string
+  title?: string
+  version?: string
+  description?: string
+  database?: { engine: 'embedded' | 'mongodb', path?: string, name?: string }
+  limits?: RouterLimits & { bodyLimit?: number }
+  models: Record<string, ModelDeclaration>
+  routers: Record<string, RouterDeclaration>
+}

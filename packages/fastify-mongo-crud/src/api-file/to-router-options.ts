@@ -1,0 +1,82 @@
+import type { CRUDRouterOptions } from '../options.js'
+import { CRUDEmbed, EMBED_ROUTES } from '../relations/crud-embed.js'
+import { CRUDLookup } from '../relations/crud-lookup.js'
+import { CRUDPopulate } from '../relations/crud-populate.js'
+import type { DriverDb } from '../store/driver-db.js'
+import type { RouterDeclaration } from './api-file.js'
+import type { LoadedApiFile } from './load-api-file.js'
+import { escapePointer } from './parse-json-positions.js'
+import { toDependencies, toDisabled, toScope } from './to-dependencies.js'
+import type { ModelCatalog } from './to-models.js'
+
+/** One router of the file as `app.register(CRUDRouter, options)` takes it, and where it was declared. */
+export interface FileRouter {
+  name: string
+  pointer: string
+  options: CRUDRouterOptions & { prefix: string }
+}
+
+/**
+ * The file's routers as CRUDRouter options. Relations are built here, so a declaration the library
+ * refuses (a SetupError) is reported at the relation's place in the file by the caller.
+ */
+export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, db: DriverDb, name: string): FileRouter {
+  const router = api.routers[name] as RouterDeclaration
+  const pointer = `/routers/${escapePointer(name)}`
+  const model = catalog.input(router.model)
+  const modelOut = catalog.output(router, name)
+  const scope = router.scope === undefined ? undefined : toScope(router.scope, api.models[router.model]!.properties[router.scope.field]!)
+  const { bodyLimit: _, ...defaults } = api.limits ?? {}
+  const limits = { ...defaults, ...router.limits }
+  const options: CRUDRouterOptions & { prefix: string } = {
+    model,
+    ...(modelOut === undefined ? {} : { modelOut }),
+    db,
+    collectionName: router.collection,
+    prefix: router.prefix,
+    tags: router.tags ?? [name],
+    ...(router.identifierField === undefined ? {} : { identifierField: router.identifierField as never }),
+    ...(router.indexes === undefined ? {} : { indexes: router.indexes as never }),
+    ...(router.filterable === undefined ? {} : { filterable: router.filterable }),
+    ...(router.sortable === undefined ? {} : { sortable: router.sortable }),
+    ...(router.notFoundStatus === undefined ? {} : { notFoundStatus: router.notFoundStatus }),
+    ...limits,
+    ...toDisabled(router.disable),
+    ...toDependencies(router.guards, scope?.check),
+    ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? 'ignore' }),
+    populates: (router.populates ?? []).map((populate) => {
+      const target = api.routers[populate.router]!
+      const targetOut = catalog.output(target, populate.router)
+      return new CRUDPopulate({
+        field: populate.field,
+        collection: target.collection,
+        model: catalog.input(target.model),
+        ...(targetOut === undefined ? {} : { modelOut: targetOut }),
+      })
+    }),
+    lookups: (router.lookups ?? []).map((lookup) => {
+      const out = catalog.output(lookup, `${name}_${lookup.prefix}`)
+      return new CRUDLookup({
+        model: catalog.input(lookup.model),
+        ...(out === undefined ? {} : { modelOut: out }),
+        collectionName: lookup.collection,
+        prefix: lookup.prefix,
+        localField: lookup.localField ?? '_id',
+        foreignField: lookup.foreignField,
+        ...toDisabled(lookup.disable),
+        ...toDependencies(lookup.guards, undefined),
+      })
+    }),
+    embeds: (router.embeds ?? []).map((embed) => {
+      const out = catalog.output(embed, `${name}_${embed.name}`)
+      return new CRUDEmbed({
+        model: catalog.input(embed.model),
+        ...(out === undefined ? {} : { modelOut: out }),
+        embedName: embed.name,
+        ...toDisabled(embed.disable),
+        ...toDependencies(embed.guards, undefined, EMBED_ROUTES),
+      })
+    }),
+  }
+  return { name, pointer, options }
+}

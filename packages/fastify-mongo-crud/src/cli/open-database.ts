@@ -1,0 +1,73 @@
+import { mkdir } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { MongoClient } from 'mongodb'
+import type { LoadedApiFile } from '../api-file/load-api-file.js'
+import type { DriverDb } from '../store/driver-db.js'
+
+export type DatabaseChoice = { engine: 'mongodb', uri: string, name: string | undefined } | { engine: 'embedded', path: string | undefined }
+
+/** A database the command opened, and how to close it. */
+export interface OpenedDatabase {
+  db: DriverDb
+  /** For the start line: `MongoDB`, `embedded engine, data in ./data`. */
+  description: string
+  close(): Promise<void>
+}
+
+/** A failure the command explains in one sentence (no stack trace). */
+export class DatabaseError extends Error {}
+
+/**
+ * Which database to serve: `--data`, else MONGODB_URI, else FMC_DATA_DIR, else the file's `database`
+ * (its `path` relative to the file), else the embedded engine in memory.
+ */
+export function chooseDatabase(loaded: LoadedApiFile, data: string | undefined, env: NodeJS.ProcessEnv): DatabaseChoice {
+  const declared = loaded.api.database
+  if (data !== undefined) return { engine: 'embedded', path: resolve(data) }
+  const uri = env['MONGODB_URI']
+  if (uri) return { engine: 'mongodb', uri, name: declared?.name }
+  const dir = env['FMC_DATA_DIR']
+  if (dir) return { engine: 'embedded', path: resolve(dir) }
+  if (declared?.engine === 'mongodb') {
+    const at = loaded.positions.get('/database/engine')?.value
+    throw new DatabaseError(`${loaded.name}:${at?.line}:${at?.column}: the file asks for MongoDB, but MONGODB_URI is not set`)
+  }
+  return { engine: 'embedded', path: declared?.path === undefined ? undefined : resolve(loaded.dir, declared.path) }
+}
+
+/** The engine's package: separate from the router (which never depends on it), imported only when chosen. */
+export const EMBEDDED_PACKAGE = '@fastify-mongo-crud/embedded'
+
+type EmbeddedModule = { openEmbedded(options: { path?: string }): Promise<DriverDb & { close(): Promise<void> }> }
+
+/** Opens the chosen database. `embeddedPackage` is the engine's module name (tests name a missing one). */
+export async function openDatabase(choice: DatabaseChoice, embeddedPackage = EMBEDDED_PACKAGE): Promise<OpenedDatabase> {
+  if (choice.engine === 'mongodb') {
+    const client = new MongoClient(choice.uri)
+    try {
+      await client.connect()
+    } catch (error) {
+      throw new DatabaseError(`cannot connect to MONGODB_URI: ${(error as Error).message}`)
+    }
+    return { db: client.db(choice.name) as unknown as DriverDb, description: 'MongoDB', close: () => client.close() }
+  }
+  let engine: EmbeddedModule
+  try {
+    // A computed specifier: the router's build and type check do not need the engine installed.
+    engine = (await import(embeddedPackage)) as EmbeddedModule
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(embeddedPackage)) {
+      throw new DatabaseError(
+        `the embedded engine is not installed: run \`npm install ${embeddedPackage}\`, or set MONGODB_URI to serve a MongoDB database`
+      )
+    }
+    throw error
+  }
+  if (choice.path !== undefined) await mkdir(choice.path, { recursive: true })
+  const db = await engine.openEmbedded(choice.path === undefined ? {} : { path: choice.path })
+  return {
+    db,
+    description: choice.path === undefined ? 'embedded engine, data in memory (lost on exit)' : `embedded engine, data in ${choice.path}`,
+    close: () => db.close(),
+  }
+}

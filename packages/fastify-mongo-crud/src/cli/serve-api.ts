@@ -1,0 +1,30 @@
+import { loadApiFile } from '../api-file/load-api-file.js'
+import type { ServeCommand } from './parse-serve-args.js'
+import { startApi } from './start-api.js'
+
+/**
+ * `fastify-mongo-crud serve <file>`: checks the file, serves it and prints where (`listening on
+ * http://host:port`, the line scripts wait for); on SIGINT / SIGTERM closes the server, then the
+ * database, and returns. `check` stops after the file's checks.
+ */
+export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, log: (line: string) => void = console.log): Promise<void> {
+  const loaded = await loadApiFile(command.file)
+  if (command.command === 'check') {
+    log(`${command.file}: OK, ${Object.keys(loaded.api.routers).length} router(s), ${Object.keys(loaded.api.models).length} model(s)`)
+    return
+  }
+  const served = await startApi(loaded, command, env)
+  log(`fastify-mongo-crud: listening on ${served.origin} (${served.database})`)
+  log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc. Ctrl-C stops.`)
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  await served.close()
+  log('fastify-mongo-crud: stopped')
+}

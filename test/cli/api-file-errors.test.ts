@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { describe, it } from 'node:test'
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import { API_FILE_SCHEMA_URL, ApiFileError, type ApiFileIssue, buildApiApp, parseApiFile } from 'fastify-mongo-crud/api-file'
+import { locate } from './locate.ts'
+
+/** A valid file; each test breaks one thing in it. */
+const base = () => ({
+  models: {
+    Note: {
+      type: 'object',
+      properties: {
+        title: { type: 'string', minLength: 1 },
+        owner: { type: 'string', format: 'objectid' },
+        secret: { type: 'string' },
+      },
+      required: ['title', 'owner'],
+    },
+    Tag: { type: 'object', properties: { label: { type: 'string' } } },
+  } as Record<string, Record<string, unknown>>,
+  routers: {
+    notes: {
+      prefix: '/notes',
+      collection: 'notes',
+      model: 'Note',
+      hidden: ['secret'],
+      scope: { field: 'owner', header: 'x-user' },
+    } as Record<string, unknown>,
+    tags: { prefix: '/tags', collection: 'tags', model: 'Tag' } as Record<string, unknown>,
+  },
+})
+
+/** The issues of a file, as `line:column message (pointer)`. */
+function issuesOf(text: string): string[] {
+  try {
+    parseApiFile(text, 'api.json')
+  } catch (error) {
+    assert.ok(error instanceof ApiFileError, String(error))
+    assert.match(error.message, /^api\.json: \d+ errors?\n/)
+    return error.issues.map((issue: ApiFileIssue) => `${issue.line}:${issue.column} ${issue.message} (${issue.pointer})`)
+  }
+  return []
+}
+const text = (file: unknown) => JSON.stringify(file, null, 2)
+
+describe('API file errors point at the line and column of the offending value', () => {
+  it('a valid file has none', () => {
+    assert.deepEqual(issuesOf(text(base())), [])
+  })
+
+  it('invalid JSON: where the parser stopped (a trailing comma, a duplicate key, an unterminated string)', () => {
+    assert.deepEqual(issuesOf('{\n  "models": {},\n}'), [`3:1 invalid JSON: Expected a key in double quotes but found character "}" ()`])
+    assert.deepEqual(issuesOf('{\n  "models": {},\n  "models": {}\n}'), [`3:3 invalid JSON: Duplicate key "models" ()`])
+    assert.deepEqual(issuesOf('{ "title": "open'), [`1:12 invalid JSON: Unterminated string ()`])
+    assert.deepEqual(issuesOf(''), [`1:1 invalid JSON: Unexpected end of file: expected a value ()`])
+  })
+
+  it('an unknown key, at the key, naming the keys allowed there', () => {
+    const file = base()
+    file.routers['notes']!['colection'] = 'x'
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
+  })
+
+  it('a value of the wrong type or outside its range, at the value', () => {
+    const file = base()
+    file.routers['tags']!['limits'] = { maxLimit: '10', defaultLimit: 0 }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [
+      `${locate(t, '"10"')} 'maxLimit' must be integer (/routers/tags/limits/maxLimit)`,
+      `${locate(t, '0', locate(t, '"defaultLimit"'))} 'defaultLimit' must be >= 1 (/routers/tags/limits/defaultLimit)`,
+    ])
+  })
+
+  it('JSON Schema beyond what models support is refused at its keyword (allOf, $ref, an open model, an unknown format)', () => {
+    const file = base()
+    file.models['Tag'] = {
+      type: 'object',
+      additionalProperties: true,
+      properties: { label: { type: 'string', allOf: [] }, parent: { $ref: '#/x' }, when: { type: 'string', format: 'phone' } },
+    }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t).sort(), [
+      `${locate(t, '"allOf"')} unknown key 'allOf' in 'label' (allowed: type, title, description, default, examples, enum, const, format, pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, items, minItems, maxItems, uniqueItems, properties, required, additionalProperties, anyOf) (/models/Tag/properties/label/allOf)`,
+      `${locate(t, '"$ref"')} unknown key '$ref' in 'parent' (allowed: type, title, description, default, examples, enum, const, format, pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, items, minItems, maxItems, uniqueItems, properties, required, additionalProperties, anyOf) (/models/Tag/properties/parent/$ref)`,
+      `${locate(t, 'true')} 'additionalProperties' must be false (/models/Tag/additionalProperties)`,
+      `${locate(t, '"phone"')} 'format' must be one of "objectid", "date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "uuid", "regex" (/models/Tag/properties/when/format)`,
+    ].sort())
+  })
+
+  it('a field named id, or a name that is not a plain identifier, at the name', () => {
+    const file = base()
+    file.models['Tag'] = { type: 'object', properties: { 'a.b': { type: 'string' } } }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"a.b"')} 'a.b' is not a valid name here: it must match ^[A-Za-z_][A-Za-z0-9_]*$ (/models/Tag/properties/a.b)`])
+  })
+
+  it('a type that is neither a type name nor a list of them: one issue saying what is expected', () => {
+    const file = base()
+    file.models['Tag'] = { type: 'object', properties: { label: { type: 'text' } } }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"text"')} 'type' is not valid: expected a type name, or a list of type names (/models/Tag/properties/label/type)`])
+  })
+
+  it('a relation to an unknown router, at the router name', () => {
+    const file = base()
+    file.models['Note']!['properties'] = { ...(file.models['Note']!['properties'] as object), tag: { type: 'string', format: 'objectid' } }
+    file.routers['notes']!['populates'] = [{ field: 'tag', router: 'tagz' }]
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"tagz"')} unknown router 'tagz' (routers: notes, tags) (/routers/notes/populates/0/router)`])
+  })
+
+  it('a scope header on a field the model lacks, or on a field that is not a string', () => {
+    const file = base()
+    file.routers['notes']!['scope'] = { field: 'ownerId', header: 'x-user' }
+    file.models['Tag']!['properties'] = { label: { type: 'string' }, rank: { type: 'integer' } }
+    file.routers['tags']!['scope'] = { field: 'rank', header: 'x-rank' }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [
+      `${locate(t, '"ownerId"')} scope field 'ownerId' is not a field of model 'Note' (/routers/notes/scope/field)`,
+      `${locate(t, '"rank"', locate(t, '"x-user"'))} scope field 'rank' must be a string field (header values are strings) (/routers/tags/scope/field)`,
+    ])
+  })
+
+  it('a hidden field the model lacks, at the name; modelOut and hidden together', () => {
+    const file = base()
+    file.routers['notes']!['hidden'] = ['secret', 'pasword']
+    file.routers['tags']!['modelOut'] = 'Tag'
+    file.routers['tags']!['hidden'] = ['label']
+    const t = text(file)
+    assert.deepEqual(issuesOf(t).sort(), [
+      `${locate(t, '"pasword"')} hidden field 'pasword' is not a field of model 'Note' (/routers/notes/hidden/1)`,
+      `${locate(t, '[', locate(t, '"hidden"', locate(t, '"modelOut"')))} give either 'modelOut' or 'hidden', not both (/routers/tags/hidden)`,
+      `${locate(t, '"Tag"', locate(t, '"modelOut"'))} model 'Tag' is used as an input model on line ${locate(t, '"Tag"', locate(t, '"/tags"')).split(':')[0]}: a model is either an input or an output model (declare a second one) (/routers/tags/modelOut)`,
+    ].sort())
+  })
+
+  it('an unknown model, a required field not declared, a pattern that is not a regular expression, a foreign field the child lacks', () => {
+    const file = base()
+    file.routers['tags']!['model'] = 'Tags'
+    file.models['Note']!['required'] = ['title', 'owner', 'body']
+    file.models['Note']!['properties'] = { ...(file.models['Note']!['properties'] as object), code: { type: 'string', pattern: '([a-z]' } }
+    file.routers['notes']!['lookups'] = [{ prefix: 'tags', collection: 'tags', model: 'Tag', foreignField: 'noteId' }]
+    const t = text(file)
+    assert.deepEqual(issuesOf(t).sort(), [
+      `${locate(t, '"body"')} required field 'body' is not declared in 'properties' (/models/Note/required/2)`,
+      `${locate(t, '"([a-z]"')} pattern is not a valid regular expression: Invalid regular expression: /([a-z]/u: Unterminated group (/models/Note/properties/code/pattern)`,
+      `${locate(t, '"noteId"')} foreign field 'noteId' is not a field of model 'Tag' (/routers/notes/lookups/0/foreignField)`,
+      `${locate(t, '"Tags"')} unknown model 'Tags' (models: Note, Tag) (/routers/tags/model)`,
+    ].sort())
+  })
+
+  it('what the library refuses when the router registers is reported at the router, with its code', async () => {
+    const file = base()
+    file.routers['tags']!['indexes'] = [{ key: { lable: 1 } }]
+    const t = text(file)
+    const db = await openEmbedded()
+    try {
+      await assert.rejects(buildApiApp(parseApiFile(t, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
+        assert.ok(error instanceof ApiFileError)
+        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(t, '"tags": {')} /routers/tags`])
+        assert.match(error.issues[0]!.message, /'indexes\[0\]'.key names 'lable', which is not '_id' or a field of the model \(FMC_ERR_OPTIONS_INVALID\)$/)
+        return true
+      })
+    } finally {
+      await db.close()
+    }
+  })
+
+  it('database: path is for the embedded engine only, name for MongoDB only', () => {
+    const t = text({ ...base(), database: { engine: 'mongodb', path: 'data' } })
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"data"')} 'path' applies to the embedded engine only (/database/path)`])
+    const u = text({ ...base(), database: { engine: 'embedded', name: 'shop' } })
+    assert.deepEqual(issuesOf(u), [`${locate(u, '"shop"')} 'name' applies to MongoDB only (/database/name)`])
+  })
+
+  it('every error of the file at once, sorted by line in the message', () => {
+    const file = base()
+    file.routers['notes']!['modle'] = 'Note'
+    file.routers['tags']!['prefix'] = 'tags'
+    const t = text(file)
+    assert.equal(issuesOf(t).length, 2)
+    const message = (() => {
+      try {
+        parseApiFile(t, 'api.json')
+      } catch (error) {
+        return (error as Error).message
+      }
+      return ''
+    })()
+    assert.deepEqual(message.split('\n').map((line) => line.split(': ')[0]), ['api.json', `api.json:${locate(t, '"modle"')}`, `api.json:${locate(t, '"tags"', locate(t, '"prefix": "tags"'))}`])
+  })
+
+  it('a key named __proto__ stays a key (refused as unknown), never the prototype of the parsed object', () => {
+    const t = '{ "models": {}, "routers": {}, "__proto__": { "polluted": true } }'
+    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, models, routers) (/__proto__)`])
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
+  })
+
+  it('examples/api.json names the shipped schema in $schema, and passes', async () => {
+    const path = new URL('../../examples/api.json', import.meta.url)
+    const example = await readFile(path, 'utf8')
+    assert.equal(new URL(JSON.parse(example).$schema, path).href, API_FILE_SCHEMA_URL.href)
+    assert.deepEqual(issuesOf(example), [])
+  })
+})
