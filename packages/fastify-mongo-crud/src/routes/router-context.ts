@@ -1,4 +1,5 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
@@ -121,8 +122,10 @@ export function buildRouterContext(
       const dependencies = options.dependencies[name]
       const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
       const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
+      const security = routeSecurity([...dependencies, options.filterDependency])
       const schema: Record<string, unknown> = {
         tags: [...options.tags],
+        ...(security === undefined ? {} : { security }),
         response: {
           ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
           // A create runs no query; every other route does, under the router's time limit.
