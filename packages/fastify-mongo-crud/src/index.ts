@@ -10,4 +10,5 @@ export type { CRUDRouterOptions, IdentifierField, IndexField, RouterIndex } from
 export { CRUDEmbed, type CRUDEmbedOptions } from './relations/crud-embed.js'
 export { CRUDLookup, type CRUDLookupOptions } from './relations/crud-lookup.js'
 export { CRUDPopulate, type CRUDPopulateOptions } from './relations/crud-populate.js'
+export { type CrudService, crudService, type ServiceDocument, type ServiceListQuery } from './service/crud-service.js'
 export type { DriverCollection, DriverCursor, DriverDb, DriverFindOptions } from './store/driver-db.js'

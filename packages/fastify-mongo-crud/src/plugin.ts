@@ -26,6 +26,7 @@ import { partialModel, refTo as ref } from './schema/partial-model.js'
 import { restrictShape } from './schema/restrict-shape.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
+import { buildCrudService } from './service/build-service.js'
 import { createCollectionStore } from './store/collection-store.js'
 
 /**
@@ -79,7 +80,8 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     ...embeds.flatMap((plan) => plan.child.schemas),
   ])
   for (const schema of schemas) addSchemaOnce(fastify, schema)
-  fastify.setValidatorCompiler(createValidatorCompiler(schemas))
+  const validatorCompiler = createValidatorCompiler(schemas)
+  fastify.setValidatorCompiler(validatorCompiler)
   const resolvePopulates = resolvePopulatesOnce(fastify, options.db, populator)
   fastify.setSerializerCompiler(createSerializerCompiler(schemas, resolvePopulates))
   fastify.addHook('onReady', async () => resolvePopulates())
@@ -110,7 +112,8 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const itemUrl = `/:${context.itemParam}`
   const { disabled } = options
   const routes: RouteOptions[] = []
-  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))))
+  const mainPresenter = presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))
+  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, mainPresenter))
   if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
   if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl))
   if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
@@ -123,6 +126,9 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
       fastify.route(documented(route, plan.child.listSpec.sortable, children, naming, lookupNames[index]))
     }
   })
+  // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
+  const service = buildCrudService(naming.plural, context, mainPresenter, validatorCompiler)
+  appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
   embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
     for (const route of buildEmbedRoutes(context, plan, itemUrl, presenter(plan.child.out, items))) {

@@ -34,8 +34,8 @@ export interface RouterContext {
    * when there is none. A scope the router cannot use matches nothing, and the error is logged once.
    */
   scope(request: FastifyRequest): Promise<Filter | undefined>
-  /** Identifier AND scope; undefined when the identifier cannot match any document. */
-  itemFilter(request: FastifyRequest): Promise<Filter | undefined>
+  /** Identifier (the path's, or `id`) AND scope; undefined when the identifier cannot match any document. */
+  itemFilter(request: FastifyRequest, id?: string): Promise<Filter | undefined>
   notFound(): HTTPException
   /** Route-level options shared by every generated route: tags, dependencies, error responses. */
   routeOptions(name: RouteName, responses: Record<number, object>): Pick<RouteShorthandOptions, 'schema' | 'preValidation'> & {
@@ -111,8 +111,8 @@ export function buildRouterContext(
     refs,
     present,
     scope,
-    async itemFilter(request) {
-      const raw = (request.params as Record<string, string>)[itemParam] ?? ''
+    async itemFilter(request, id) {
+      const raw = id ?? (request.params as Record<string, string>)[itemParam] ?? ''
       const value = identifierValue(raw, identifierNode)
       if (value === undefined) return undefined
       return allOf(fieldEquals(identifierPath, value), await scope(request))
