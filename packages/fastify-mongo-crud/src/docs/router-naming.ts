@@ -103,7 +103,8 @@ export function withNames(route: RouteOptions, naming: Naming, parent?: Naming):
 /**
  * The router's naming, its operationIds claimed in the app: `name` when given (a clash is a setup
  * error), else the collection's name, or when another router of the app took it (two API versions of
- * one collection) the prefix's (`/api/v2/users` -> `apiV2Users`).
+ * one collection) the prefix's (`/api/v2/users` -> `apiV2Users`), else the collection's numbered
+ * (`users2`, in registration order: give such routers a `name` for ids that never move).
  */
 export function claimNaming(
   registry: AppRegistry,
@@ -112,17 +113,22 @@ export function claimNaming(
   children: readonly Naming[],
   place: string
 ): Naming {
-  const candidates = options.name !== undefined
-    ? [namingOf(options.name, options.singular)]
-    : [namingOf(identifierOf(options.collectionName), options.singular), ...(identifierOf(prefix) === '' ? [] : [namingOf(identifierOf(prefix))])]
-  let clash: { id: string, place: string } | undefined
-  for (const naming of candidates) {
+  const claim = (naming: Naming) => {
     const ids = [...ROUTE_NAMES.map((kind) => operationIdOf(kind, naming)), ...children.flatMap((child) => ROUTE_NAMES.map((kind) => operationIdOf(kind, child, naming)))]
-    clash = registry.claimOperationIds(ids, place)
-    if (clash === undefined) return naming
+    return registry.claimOperationIds(ids, place)
   }
-  throw new SetupError(
-    'FMC_ERR_OPTIONS_INVALID',
-    `CRUDRouter ${place}: operationId '${clash!.id}' is already taken by ${clash!.place}; give this router its own 'name' (and 'singular')`
-  )
+  if (options.name !== undefined) {
+    const naming = namingOf(options.name, options.singular)
+    const clash = claim(naming)
+    if (clash === undefined) return naming
+    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter ${place}: operationId '${clash.id}' is already taken by ${clash.place}; give this router another 'name' (and 'singular')`)
+  }
+  const base = namingOf(identifierOf(options.collectionName), options.singular)
+  const fromPrefix = identifierOf(prefix)
+  const candidates = [base, ...(fromPrefix === '' || fromPrefix === base.plural ? [] : [namingOf(fromPrefix)])]
+  for (const naming of candidates) if (claim(naming) === undefined) return naming
+  for (let n = 2; ; n++) {
+    const naming = { plural: `${base.plural}${n}`, singular: `${base.singular}${n}` }
+    if (claim(naming) === undefined) return naming
+  }
 }
