@@ -125,7 +125,10 @@ export function claimNaming(
   }
   const base = namingOf(identifierOf(options.collectionName), options.singular)
   const fromPrefix = identifierOf(prefix)
-  const candidates = [base, ...(fromPrefix === '' || fromPrefix === base.plural ? [] : [namingOf(fromPrefix)])]
+  // `apiV2Users` ends with the collection's name: its singular ends with the collection's singular.
+  const tail = capitalize(base.plural)
+  const prefixNaming = fromPrefix.endsWith(tail) ? { plural: fromPrefix, singular: fromPrefix.slice(0, -tail.length) + capitalize(base.singular) } : namingOf(fromPrefix)
+  const candidates = [base, ...(fromPrefix === '' || fromPrefix === base.plural ? [] : [prefixNaming])]
   for (const naming of candidates) if (claim(naming) === undefined) return naming
   for (let n = 2; ; n++) {
     const naming = { plural: `${base.plural}${n}`, singular: `${base.singular}${n}` }
