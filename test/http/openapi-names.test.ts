@@ -2,10 +2,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type EmbeddedDb, openEmbedded } from '@fastify-mongo-crud/embedded'
-import { CRUDRouter, createApp, MongoModel, SetupError, securedBy, Type } from 'fastify-mongo-crud'
+import { CRUDEmbed, CRUDRouter, createApp, MongoModel, SetupError, securedBy, Type } from 'fastify-mongo-crud'
 import type { Json } from '../harness/seed.ts'
 
 const Person = MongoModel('Person', { name: Type.String(), address: Type.Object({ city: Type.String() }) })
+const Tag = MongoModel('Tag', { label: Type.String() })
+const Thing = MongoModel('Thing', { name: Type.String(), meta: Type.Object({}, { additionalProperties: true }) })
 
 describe('operationIds and list parameters follow the router options', () => {
   let db: EmbeddedDb
@@ -15,7 +17,8 @@ describe('operationIds and list parameters follow the router options', () => {
     db = await openEmbedded()
     app = await createApp({ fastify: { logger: false }, openapi: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, servers: [{ url: 'https://api.example.test' }] } })
     const guard = securedBy({ bearer: ['read'] }, async () => {})
-    await app.register(CRUDRouter, { model: Person, db, collectionName: 'people', prefix: '/people', name: 'people', singular: 'person', maxLimit: 50, maxSkip: 1000, defaultLimit: 10, dependenciesGetOne: [guard] })
+    await app.register(CRUDRouter, { model: Person, db, collectionName: 'people', prefix: '/people', name: 'people', singular: 'person', maxLimit: 50, maxSkip: 1000, defaultLimit: 10, dependenciesGetOne: [guard], embeds: [new CRUDEmbed({ model: Tag, embedName: 'tags' })] })
+    await app.register(CRUDRouter, { model: Thing, db, collectionName: 'things', prefix: '/things' })
     // The same collection twice without a name: the second router takes its prefix's name.
     await app.register(CRUDRouter, { model: Person, db, collectionName: 'people', prefix: '/v2/people', singular: 'person', sortable: ['name'] })
     // And a third time on a prefix giving no new name: numbered.
@@ -44,6 +47,9 @@ describe('operationIds and list parameters follow the router options', () => {
   it('puts a securedBy requirement (with its scopes) on the routes running the dependency, and takes servers from the options', () => {
     assert.deepEqual(spec.paths['/people/{id}'].get.security, [{ bearer: ['read'] }])
     assert.equal(spec.paths['/people/{id}'].put.security, undefined)
+    // Embed routes run the parent's GetOne dependencies: they carry its requirement too.
+    assert.deepEqual(spec.paths['/people/{id}/tags'].get.security, [{ bearer: ['read'] }])
+    assert.equal(spec.paths['/people/{id}/tags'].get.operationId, 'listPersonTags')
     assert.deepEqual(spec.components.securitySchemes, { bearer: { type: 'http', scheme: 'bearer' } })
     assert.deepEqual(spec.servers, [{ url: 'https://api.example.test' }])
   })
@@ -54,6 +60,9 @@ describe('operationIds and list parameters follow the router options', () => {
     assert.deepEqual(schema('skip'), { type: 'integer', minimum: 0, maximum: 1000 })
     assert.deepEqual(schema('limit'), { type: 'integer', minimum: 1, maximum: 50, default: 10 })
     assert.deepEqual(schema('sort_by').enum, ['id', 'name', 'address.city'])
+    // An open object accepts any path below it: no enum then.
+    const things = spec.paths['/things'].get.parameters as Array<{ name: string, schema: Json }>
+    assert.deepEqual(things.find((p) => p.name === 'sort_by')!.schema, { type: 'string' })
     const v2 = spec.paths['/v2/people'].get.parameters as Array<{ name: string, schema: Json }>
     assert.deepEqual(v2.find((p) => p.name === 'sort_by')!.schema.enum, ['name'])
   })

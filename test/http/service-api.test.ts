@@ -31,6 +31,21 @@ describeEachStore('crudService: custom routes behave like the generated ones', (
       filterDependency: (request) => ({ owner: String(request.headers['x-user']) }),
       filtersUnderScope: 'and',
     })
+    // Routes disabled and guarded over HTTP: the service still runs the operations, without the dependencies.
+    await app.register(CRUDRouter, {
+      model: Note,
+      db: store.db,
+      collectionName: 'notes',
+      prefix: '/closed-notes',
+      name: 'closedNotes',
+      disableCreateOne: true,
+      disableDeleteOne: true,
+      dependenciesGetAll: [
+        async () => {
+          throw new HTTPException(403, 'Closed')
+        },
+      ],
+    })
     // The custom routes: each one forwards its request to a service operation and answers what it returns.
     for (const [name, service] of [['users', crudService(app, 'users', { model: User, modelOut: UserOut })], ['notes', crudService(app, 'notes', { model: Note })]] as const) {
       const id = (request: FastifyRequest) => (request.params as { id: string }).id
@@ -141,10 +156,25 @@ describeEachStore('crudService: custom routes behave like the generated ones', (
     await assert.rejects(notes.get({ request, id: bobNote.id }), (error) => error instanceof HTTPException && error.statusCode === 400 && error.code === 'FMC_ERR_NOT_FOUND')
     await assert.rejects(notes.list({ request, query: { filters: { title: { $nope: 1 } } } }), (error) => error instanceof HTTPException && error.code === 'FMC_ERR_FILTER_INVALID')
     assert.deepEqual((await notes.list({ request, query: { filters: { title: 'a1' } } })).map((doc) => doc.title), ['a1'])
+    // The body given is validated and filled in as a copy: the caller's object is not changed.
+    const body = { title: 'copy' } as { title: string, owner: string }
+    assert.equal((await notes.create({ request, body })).owner, 'alice')
+    assert.deepEqual(body, { title: 'copy' })
+  })
+
+  it('runs operations whose routes are disabled, and does not run the route dependencies', async () => {
+    const closed = crudService(app, 'closedNotes', { model: Note })
+    const request = { headers: {}, params: {}, query: {}, log: app.log } as unknown as FastifyRequest
+    assert.equal((await app.inject({ method: 'GET', url: '/closed-notes' })).statusCode, 403)
+    const created = await closed.create({ request, body: { title: 'kept', owner: 'carl' } })
+    assert.ok((await closed.list({ request })).some((doc) => doc.id === created.id))
+    await closed.delete({ request, id: created.id })
+    assert.equal((await app.inject({ method: 'DELETE', url: `/closed-notes/${created.id}` })).statusCode, 404)
+    await assert.rejects(closed.get({ request, id: created.id }), (error) => error instanceof HTTPException && error.code === 'FMC_ERR_NOT_FOUND')
   })
 
   it('names the routers it knows when asked for another one, and refuses models that are not the router\'s', () => {
-    assert.throws(() => crudService(app, 'people'), /no router named 'people': the routers are named 'users', 'allNotes', 'notes'/)
+    assert.throws(() => crudService(app, 'people'), /no router named 'people': the routers are named 'users', 'allNotes', 'notes', 'closedNotes'/)
     assert.throws(() => crudService(app, 'users', { model: User }), /not the router's/)
   })
 })
