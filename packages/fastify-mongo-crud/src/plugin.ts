@@ -126,15 +126,15 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
       fastify.route(documented(route, plan.child.listSpec.sortable, children, naming, lookupNames[index]))
     }
   })
-  // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
-  const service = buildCrudService(naming.plural, context, mainPresenter, validatorCompiler)
-  appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
   embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
     for (const route of buildEmbedRoutes(context, plan, itemUrl, presenter(plan.child.out, items))) {
       fastify.route(documented(route, plan.child.listSpec.sortable, items, naming, embedNames[index]))
     }
   })
+  // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
+  const service = buildCrudService(naming.plural, context, mainPresenter, validatorCompiler)
+  appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
 }
 
 function uniqueById(schemas: TSchema[]): TSchema[] {
