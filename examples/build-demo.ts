@@ -1,5 +1,5 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify'
-import { CRUDEmbed, CRUDLookup, CRUDPopulate, CRUDRouter, createApp, type DriverDb, HTTPException } from 'fastify-mongo-crud'
+import { CRUDEmbed, CRUDLookup, CRUDPopulate, CRUDRouter, createApp, type DriverDb, HTTPException, securedBy } from 'fastify-mongo-crud'
 import { Address, Artist, ArtistOut, Message, Note, Track, User, UserOut, UserOutV1 } from './models.js'
 
 /**
@@ -14,11 +14,25 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     version: '1.0.0',
     description:
       'Users (password hidden, admin-only delete) with messages and addresses, per-user notes, tracks populating artists, two API versions.',
+    openapi: {
+      license: { name: 'MIT', identifier: 'MIT' },
+      // The two headers a gateway in front of the demo sets; Swagger UI's Authorize button sends them.
+      securitySchemes: {
+        adminRole: { type: 'apiKey', in: 'header', name: 'x-role', description: 'admin for administrators' },
+        userId: { type: 'apiKey', in: 'header', name: 'x-user', description: "The caller's user id (24 hexadecimal characters)" },
+      },
+      tags: [
+        { name: 'users v1', description: 'Version 1 of the users: name and e-mail, with their messages and addresses' },
+        { name: 'users v2', description: 'Version 2 of the users, addressed by e-mail, with their role and age' },
+        { name: 'notes', description: "The caller's own notes (x-user header)" },
+        { name: 'music', description: 'Artists, and tracks populating their artists' },
+      ],
+    },
   })
 
-  const adminOnly = async (request: FastifyRequest) => {
+  const adminOnly = securedBy('adminRole', async (request: FastifyRequest) => {
     if (request.headers['x-role'] !== 'admin') throw new HTTPException(403, 'Admin required')
-  }
+  })
   const callerId = (request: FastifyRequest) => {
     const user = request.headers['x-user']
     if (typeof user !== 'string' || !/^[0-9a-f]{24}$/i.test(user)) {
@@ -35,6 +49,9 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     collectionName: 'users',
     prefix: '/api/v1/users',
     tags: ['users v1'],
+    // The operationIds of this version: listUsersV1, getUserV1... (version 2 keeps listUsers, getUser...).
+    name: 'usersV1',
+    singular: 'userV1',
     dependenciesDeleteOne: [adminOnly],
     // A user's messages live in their own collection; the addresses inside the user document.
     lookups: [
@@ -67,7 +84,7 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     collectionName: 'notes',
     prefix: '/api/v2/notes',
     tags: ['notes'],
-    filterDependency: (request) => ({ owner: callerId(request) }),
+    filterDependency: securedBy('userId', (request: FastifyRequest) => ({ owner: callerId(request) })),
     dependenciesCreateOne: [
       async (request) => {
         const owner = (request.body as { owner?: unknown } | undefined)?.owner

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type EmbeddedDb, openEmbedded } from '@fastify-mongo-crud/embedded'
 import type { FastifyInstance } from 'fastify'
-import { CRUDRouter, createApp, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
+import { CRUDRouter, createApp, HTTPException, MongoModel, MongoModelOut, securedBy, Type } from 'fastify-mongo-crud'
 import { type Browser, chromium, type Page } from 'playwright-core'
 
 const TITLE = 'Docs Test API'
@@ -14,8 +14,17 @@ async function buildApp(): Promise<FastifyInstance> {
   db = await openEmbedded()
   const User = MongoModel('User', { name: Type.String(), email: Type.String(), password: Type.String() })
   const UserOut = MongoModelOut('UserOut', { name: Type.String(), email: Type.String() })
-  const app = await createApp({ title: TITLE, version: '1.0.0', description: 'Browser test of the docs pages.' })
-  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/users', tags: ['users'] })
+  const app = await createApp({
+    title: TITLE,
+    version: '1.0.0',
+    description: 'Browser test of the docs pages.',
+    openapi: { securitySchemes: { adminRole: { type: 'apiKey', in: 'header', name: 'x-role' } } },
+  })
+  // DELETE is guarded by a dependency declared with securedBy: Swagger UI shows its lock and sends x-role.
+  const adminOnly = securedBy('adminRole', async (request: { headers: Record<string, unknown> }) => {
+    if (request.headers['x-role'] !== 'admin') throw new HTTPException(403, 'Admin required')
+  })
+  await app.register(CRUDRouter, { model: User, modelOut: UserOut, db, collectionName: 'users', prefix: '/users', tags: ['users'], dependenciesDeleteOne: [adminOnly] })
   return app
 }
 
@@ -166,6 +175,27 @@ describe('API documentation pages', () => {
 
     it('loads only local resources, without errors', () => {
       assertClean(docs)
+    })
+
+    it('shows a lock on the operation a securedBy dependency guards, and only there', async () => {
+      const locked = await docs.page.$$eval('.opblock', (blocks) =>
+        blocks.filter((block) => block.querySelector('.authorization__btn') !== null).map((block) => block.querySelector('.opblock-summary-method')?.textContent ?? ''),
+      )
+      assert.deepEqual(locked, ['DELETE'])
+    })
+
+    it('sends the header of the scheme once authorized, on "Try it out"', async () => {
+      const { page } = docs
+      await page.click('.auth-wrapper .authorize')
+      await page.fill('.modal-ux input', 'admin')
+      await page.click('.modal-ux .auth-btn-wrapper button.authorize')
+      await page.click('.modal-ux .btn-done, .modal-ux button.close-modal')
+      await page.click('#operations-users-deleteUser .opblock-summary-control')
+      await page.click('#operations-users-deleteUser .try-out__btn')
+      await page.fill('#operations-users-deleteUser input[placeholder="id"]', 'ffffffffffffffffffffffff')
+      const sent = page.waitForRequest((request) => request.method() === 'DELETE')
+      await page.click('#operations-users-deleteUser .execute')
+      assert.equal((await sent).headers()['x-role'], 'admin')
     })
   })
 

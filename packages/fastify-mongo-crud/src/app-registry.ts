@@ -14,6 +14,12 @@ export interface AppRegistry {
   addRouter(db: object, collectionName: string, modelOut: MongoModelSchema | undefined, place: string): void
   /** The output model of the first router of the app serving `collectionName` of `db` with one. */
   modelOutFor(db: object, collectionName: string): { modelOut: MongoModelSchema, place: string } | undefined
+  /** Records a router's operationIds, unless one is taken: then answers where, and records nothing. */
+  claimOperationIds(ids: readonly string[], place: string): { id: string, place: string } | undefined
+  /** Records the service of the router named `name` (router names are unique: their operationIds are). */
+  addService(name: string, service: unknown): void
+  /** The service of the router named `name`, and the names known (for an error naming them). */
+  service(name: string): { found: unknown, names: string[] }
 }
 
 const registries = new WeakMap<object, AppRegistry>()
@@ -31,7 +37,23 @@ export function appRegistry(fastify: FastifyInstance): AppRegistry {
 function createRegistry(): AppRegistry {
   const models = new Map<string, { schema: TSchema, place: string }>()
   const routers: Array<{ db: object | string, collectionName: string, modelOut: MongoModelSchema, place: string }> = []
+  const operationIds = new Map<string, string>()
+  const services = new Map<string, unknown>()
   return {
+    claimOperationIds(ids, place) {
+      for (const id of ids) {
+        const taken = operationIds.get(id)
+        if (taken !== undefined) return { id, place: taken }
+      }
+      for (const id of ids) operationIds.set(id, place)
+      return undefined
+    },
+    addService(name, service) {
+      services.set(name, service)
+    },
+    service(name) {
+      return { found: services.get(name), names: [...services.keys()] }
+    },
     addModel(schema, place) {
       const name = (schema as { $id?: string }).$id
       if (name === undefined) return

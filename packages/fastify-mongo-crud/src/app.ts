@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { clientErrorHandler } from './client-error-handler.js'
-import { registerDocs } from './docs/register-docs.js'
+import { type OpenAPIDocsOptions, registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
 
 /**
@@ -14,6 +14,8 @@ export interface CreateAppOptions {
   title?: string
   version?: string
   description?: string
+  /** The rest of the OpenAPI document: servers, security schemes, license, contact, tag descriptions (docs/openapi.md). */
+  openapi?: OpenAPIDocsOptions
   /**
    * Passed to Fastify (logger, bodyLimit, trustProxy...). Without `logger` or `loggerInstance`, the app
    * logs at level "warn" to stdout: every 5xx with its stack, and the library's warnings.
@@ -45,6 +47,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Fastify
     void reply.code(404).send({ detail: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
   await registerDocs(app, {
+    ...options.openapi,
     title: options.title ?? 'API',
     version: options.version ?? '1.0.0',
     ...(options.description === undefined ? {} : { description: options.description }),

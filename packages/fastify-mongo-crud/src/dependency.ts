@@ -43,3 +43,30 @@ export type ScopeFilter<M extends MongoModelSchema> = Filter<Static<M>>
 export type FilterDependency<M extends MongoModelSchema = MongoModelSchema> = (
   request: FastifyRequest<ReadRequest>
 ) => ScopeFilter<M> | Promise<ScopeFilter<M>>
+
+/**
+ * An OpenAPI security requirement: scheme names (declared in `createApp({ securitySchemes })`) to the
+ * scopes they need (`[]` for API keys and plain bearer tokens).
+ */
+export type SecurityRequirement = Readonly<Record<string, readonly string[]>>
+
+const SECURITY: unique symbol = Symbol.for('fastify-mongo-crud.security')
+
+/**
+ * Declares the security scheme a dependency (or a `filterDependency`) enforces, so the OpenAPI document
+ * shows it: every route running it carries the requirement (Swagger UI draws the lock and sends the
+ * header). `securedBy('adminRole', adminOnly)`, or a requirement object for OAuth scopes. The function
+ * returned runs the one given, unchanged.
+ */
+export function securedBy<F extends (...args: never[]) => unknown>(requirement: string | SecurityRequirement, dependency: F): F {
+  const declared: SecurityRequirement = typeof requirement === 'string' ? { [requirement]: [] } : requirement
+  const wrapped = ((...args: Parameters<F>) => dependency(...args)) as F
+  Object.defineProperty(wrapped, SECURITY, { value: Object.freeze({ ...declared }), enumerable: false })
+  return wrapped
+}
+
+/** The requirement `securedBy` attached to a function, if any. */
+export function securityOf(dependency: unknown): SecurityRequirement | undefined {
+  if (typeof dependency !== 'function') return undefined
+  return (dependency as unknown as Record<symbol, SecurityRequirement | undefined>)[SECURITY]
+}

@@ -48,7 +48,9 @@ function checkName(name: unknown, factory: string): asserts name is string {
 export function MongoModel<P extends TProperties>(name: string, properties: P) {
   checkName(name, 'MongoModel')
   const schema = Type.Object(
-    { id: Type.Optional(Type.Union([ObjectIdField(), Type.Null()])), ...properties },
+    // readOnly: OpenAPI clients and Swagger UI's "Try it out" leave it out of create and replace bodies
+    // (the server still accepts an id; validation ignores the annotation).
+    { id: Type.Optional(Type.Union([ObjectIdField(), Type.Null()], { readOnly: true })), ...properties },
     { $id: name, additionalProperties: false }
   )
   return brand(schema, 'in')

@@ -39,6 +39,13 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
   collectionName: string
   prefix?: string
   tags?: string[]
+  /**
+   * The router's name, a plural identifier: its operationIds (`listUsers`, `getUser`), its summaries and
+   * its service (`crudService(app, name)`). Default: the collection name as an identifier.
+   */
+  name?: string
+  /** The singular of `name` (`getPerson`); default: `name` without its plural ending (`users` -> `user`). */
+  singular?: string
   identifierField?: IdentifierField<M>
   /** Indexes created on the collection at registration; an `identifierField` gets its unique index without one. */
   indexes?: RouterIndex<M>[]
@@ -98,6 +105,9 @@ export interface ResolvedRouterOptions {
   readonly db: DriverDb
   readonly collectionName: string
   readonly tags: readonly string[]
+  /** Set by the user, or undefined for the collection's name (plugin.ts resolves it against the app's other routers). */
+  readonly name: string | undefined
+  readonly singular: string | undefined
   readonly identifierField: string
   /** The declared indexes, then the identifier field's unique index when it is not `_id`. */
   readonly indexes: readonly ResolvedIndex[]
@@ -180,6 +190,11 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   }
   const tags = raw['tags'] ?? []
   if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw fail(`'tags' must be an array of strings, received ${describeValue(tags)}`)
+  const name = optional(raw, 'name', 'string')
+  const singular = optional(raw, 'singular', 'string')
+  for (const [key, value] of [['name', name], ['singular', singular]] as const) {
+    if (value !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw fail(`'${key}' must be an identifier (letters, digits, _), received ${JSON.stringify(value)}`)
+  }
   const disabled = checkDisabled('CRUDRouter', 'FMC_ERR_OPTIONS_INVALID', raw)
   const deps = checkDependencies('CRUDRouter', 'FMC_ERR_OPTIONS_INVALID', raw)
   const filterDependency = raw['filterDependency']
@@ -200,6 +215,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     db,
     collectionName,
     tags: Object.freeze([...tags]),
+    name,
+    singular,
     identifierField,
     indexes: resolveIndexes(raw['indexes'], model, identifierField),
     lookups: instances(raw, 'lookups', CRUDLookup),

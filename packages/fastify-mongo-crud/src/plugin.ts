@@ -1,5 +1,8 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
+import { appRegistry } from './app-registry.js'
+import { withListQueryDocs } from './docs/list-query-docs.js'
+import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
 import { handleError } from './error-handler.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
 import { registerRouterModels } from './register-router-models.js'
@@ -23,6 +26,7 @@ import { partialModel, refTo as ref } from './schema/partial-model.js'
 import { restrictShape } from './schema/restrict-shape.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
+import { buildCrudService } from './service/build-service.js'
 import { createCollectionStore } from './store/collection-store.js'
 
 /**
@@ -54,6 +58,13 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   )
   const lookups = options.lookups.map((lookup) => planLookup(lookup, options, context))
   const embeds = options.embeds.map((embed) => planEmbed(embed, context))
+  const lookupNames = lookups.map((plan) => namingOf(identifierOf(plan.lookup.prefix)))
+  const embedNames = embeds.map((plan) => namingOf(identifierOf(plan.embed.embedName)))
+  const place = `'${fastify.prefix === '' ? '/' : fastify.prefix}'`
+  const naming = claimNaming(appRegistry(fastify), options, fastify.prefix, [...lookupNames, ...embedNames], place)
+  /** A generated route as it is registered: named for OpenAPI, its list parameters documented, its answers fitted. */
+  const documented = (route: RouteOptions, sortableShape: typeof sortable, source: FitSource, parent?: Naming, own: Naming = naming) =>
+    withFittedResponses(withListQueryDocs(withNames(route, own, parent), sortableShape, options), compileFit, source)
 
   // Every schema the routes refer to, registered once: named components in OpenAPI, and the
   // external schemas of this router's validator and serializers.
@@ -69,7 +80,8 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     ...embeds.flatMap((plan) => plan.child.schemas),
   ])
   for (const schema of schemas) addSchemaOnce(fastify, schema)
-  fastify.setValidatorCompiler(createValidatorCompiler(schemas))
+  const validatorCompiler = createValidatorCompiler(schemas)
+  fastify.setValidatorCompiler(validatorCompiler)
   const resolvePopulates = resolvePopulatesOnce(fastify, options.db, populator)
   fastify.setSerializerCompiler(createSerializerCompiler(schemas, resolvePopulates))
   fastify.addHook('onReady', async () => resolvePopulates())
@@ -100,21 +112,29 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const itemUrl = `/:${context.itemParam}`
   const { disabled } = options
   const routes: RouteOptions[] = []
-  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))))
+  const mainPresenter = presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))
+  if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, mainPresenter))
   if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
   if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl))
   if (!disabled.has('ReplaceOne')) routes.push(buildReplaceRoute(context, itemUrl))
   if (!disabled.has('UpdateOne')) routes.push(buildUpdateRoute(context, itemUrl))
   if (!disabled.has('DeleteOne')) routes.push(buildRemoveRoute(context, itemUrl))
-  for (const route of routes) fastify.route(withFittedResponses(route, compileFit, source))
-  for (const plan of lookups) {
+  for (const route of routes) fastify.route(documented(route, sortable, source))
+  lookups.forEach((plan, index) => {
     const children: FitSource = { collection: plan.lookup.collectionName }
-    for (const route of buildLookupRoutes(context, plan, itemUrl, presenter(plan.child.out, children))) fastify.route(withFittedResponses(route, compileFit, children))
-  }
-  for (const plan of embeds) {
+    for (const route of buildLookupRoutes(context, plan, itemUrl, presenter(plan.child.out, children))) {
+      fastify.route(documented(route, plan.child.listSpec.sortable, children, naming, lookupNames[index]))
+    }
+  })
+  embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
-    for (const route of buildEmbedRoutes(context, plan, itemUrl, presenter(plan.child.out, items))) fastify.route(withFittedResponses(route, compileFit, items))
-  }
+    for (const route of buildEmbedRoutes(context, plan, itemUrl, presenter(plan.child.out, items))) {
+      fastify.route(documented(route, plan.child.listSpec.sortable, items, naming, embedNames[index]))
+    }
+  })
+  // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
+  const service = buildCrudService(naming.plural, context, mainPresenter, validatorCompiler)
+  appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
 }
 
 function uniqueById(schemas: TSchema[]): TSchema[] {

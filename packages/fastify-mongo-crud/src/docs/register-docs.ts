@@ -5,9 +5,34 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { openapiTransform } from './openapi-transform.js'
 import { registerRedoc } from './register-redoc.js'
 
-export interface DocsOptions {
+/** An OpenAPI security scheme (components.securitySchemes), e.g. `{ type: 'apiKey', in: 'header', name: 'x-api-key' }`. */
+export type SecurityScheme =
+  | { type: 'apiKey', in: 'header' | 'query' | 'cookie', name: string, description?: string }
+  | { type: 'http', scheme: string, bearerFormat?: string, description?: string }
+  | { type: 'oauth2', flows: Record<string, unknown>, description?: string }
+  | { type: 'openIdConnect', openIdConnectUrl: string, description?: string }
+
+/** What the OpenAPI document says about the API as a whole (the `info`, `servers`, `tags` and security objects). */
+export interface OpenAPIDocsOptions {
+  /** Where the API is served; default `[{ url: '/' }]`: the host serving the document. */
+  servers?: Array<{ url: string, description?: string }>
+  /** Schemes that `securedBy(name, dependency)` refers to; Swagger UI's Authorize button offers them. */
+  securitySchemes?: Record<string, SecurityScheme>
+  /**
+   * What every operation requires unless it says otherwise; default `[]`: routes are public unless a
+   * dependency declared with `securedBy` guards them. An app behind a global auth hook says so here.
+   */
+  security?: Array<Record<string, string[]>>
+  license?: { name: string, url?: string, identifier?: string }
+  contact?: { name?: string, url?: string, email?: string }
+  /** Descriptions of the routers' tags, in the order the docs list them. */
+  tags?: Array<{ name: string, description?: string }>
+}
+
+export interface DocsOptions extends OpenAPIDocsOptions {
   title: string
   version: string
   description?: string
@@ -25,8 +50,15 @@ export async function registerDocs(app: FastifyInstance, options: DocsOptions): 
         title: options.title,
         version: options.version,
         ...(options.description === undefined ? {} : { description: options.description }),
+        ...(options.license === undefined ? {} : { license: options.license }),
+        ...(options.contact === undefined ? {} : { contact: options.contact }),
       },
+      servers: options.servers ?? [{ url: '/' }],
+      security: options.security ?? [],
+      ...(options.tags === undefined ? {} : { tags: options.tags }),
+      ...(options.securitySchemes === undefined ? {} : { components: { securitySchemes: options.securitySchemes } }),
     },
+    transform: openapiTransform,
     // Shared schemas (app.addSchema) become components named after their $id, i.e. the model name.
     refResolver: {
       buildLocalReference(json, _baseUri, _fragment, index) {

@@ -1,4 +1,5 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
+import { routeSecurity } from '../docs/route-security.js'
 import type { RouteName } from '../options.js'
 import type { Filter } from '../query/filter.js'
 import type { RouterContext } from '../routes/router-context.js'
@@ -43,8 +44,10 @@ export function childRouteOptions(
   const dependencies = [
     ...new Set([...parentRoutes.flatMap((route) => context.options.dependencies[route]), ...own[`dependencies${name}`]]),
   ]
+  const security = routeSecurity([...dependencies, context.options.filterDependency])
   const schema: Record<string, unknown> = {
     tags: [...context.options.tags],
+    ...(security === undefined ? {} : { security }),
     params,
     response: {
       ...responses,

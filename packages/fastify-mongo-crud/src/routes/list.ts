@@ -47,8 +47,8 @@ export function mainListPage(context: RouterContext): ListPageSpec {
   }
 }
 
-async function parseListQuery(context: RouterContext, request: FastifyRequest): Promise<ListQuery> {
-  const query = request.query as ListQueryString
+/** The list query of a request, under the router's scope; the service API passes its own `query`. */
+export async function parseListQuery(context: RouterContext, request: FastifyRequest, query = request.query as ListQueryString): Promise<ListQuery> {
   if (context.options.filterDependency === undefined) return parseClientQuery(query, context.listSpec)
   // With a scope, client filters are ignored (SPEC §4.2 rule 4) unless the router ANDs them with it:
   // either way the scope is never widened.

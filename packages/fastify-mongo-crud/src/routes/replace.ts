@@ -10,11 +10,7 @@ import { scopedWrite } from './scoped-write.js'
 
 /** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
 export function buildReplaceRoute(context: RouterContext, url: string): RouteOptions {
-  // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
-  const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
-  // What a PUT decides: the model's fields (sent, or removed when left out); the rest is kept.
-  const declared = new Set(context.typed.kind === 'object' ? context.typed.fields.keys() : [])
-  const replaced = (field: string) => declared.has(field) && field !== '_id' && !keepOnReplace.includes(field)
+  const { keepOnReplace, replaced } = replaceRules(context)
   const route = context.routeOptions('ReplaceOne', {
     200: { ...context.refs.read, description: 'The replaced document, as GET one answers it', headers: etagHeader },
     ...preconditionFailedResponse('If-Match names another version of the document'),
@@ -53,4 +49,13 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       return context.present(doc)
     },
   }
+}
+
+/** What a replace keeps and what it decides; the route and the service API (service/build-service.ts) share it. */
+export function replaceRules(context: RouterContext): { keepOnReplace: string[], replaced: (field: string) => boolean } {
+  // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
+  const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
+  // What a PUT decides: the model's fields (sent, or removed when left out); the rest is kept.
+  const declared = new Set(context.typed.kind === 'object' ? context.typed.fields.keys() : [])
+  return { keepOnReplace, replaced: (field) => declared.has(field) && field !== '_id' && !keepOnReplace.includes(field) }
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
@@ -33,8 +34,8 @@ export interface RouterContext {
    * when there is none. A scope the router cannot use matches nothing, and the error is logged once.
    */
   scope(request: FastifyRequest): Promise<Filter | undefined>
-  /** Identifier AND scope; undefined when the identifier cannot match any document. */
-  itemFilter(request: FastifyRequest): Promise<Filter | undefined>
+  /** Identifier (the path's, or `id`) AND scope; undefined when the identifier cannot match any document. */
+  itemFilter(request: FastifyRequest, id?: string): Promise<Filter | undefined>
   notFound(): HTTPException
   /** Route-level options shared by every generated route: tags, dependencies, error responses. */
   routeOptions(name: RouteName, responses: Record<number, object>): Pick<RouteShorthandOptions, 'schema' | 'preValidation'> & {
@@ -110,8 +111,8 @@ export function buildRouterContext(
     refs,
     present,
     scope,
-    async itemFilter(request) {
-      const raw = (request.params as Record<string, string>)[itemParam] ?? ''
+    async itemFilter(request, id) {
+      const raw = id ?? (request.params as Record<string, string>)[itemParam] ?? ''
       const value = identifierValue(raw, identifierNode)
       if (value === undefined) return undefined
       return allOf(fieldEquals(identifierPath, value), await scope(request))
@@ -121,8 +122,10 @@ export function buildRouterContext(
       const dependencies = options.dependencies[name]
       const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
       const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
+      const security = routeSecurity([...dependencies, options.filterDependency])
       const schema: Record<string, unknown> = {
         tags: [...options.tags],
+        ...(security === undefined ? {} : { security }),
         response: {
           ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
           // A create runs no query; every other route does, under the router's time limit.

@@ -45,8 +45,7 @@ export async function checkCreateInScope(context: RouterContext, request: Fastif
  * A create that leaves out a field the scope fixes by equality (`{ owner: <caller> }`) gets the
  * scope's value. Runs before validation, so such a field may be required by the model.
  */
-export async function fillFromScope(context: RouterContext, request: FastifyRequest): Promise<void> {
-  const body = request.body
+export async function fillFromScope(context: RouterContext, request: FastifyRequest, body: unknown = request.body): Promise<void> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return
   const scope = await context.scope(request)
   for (const { path, value } of fixedFields(scope)) {

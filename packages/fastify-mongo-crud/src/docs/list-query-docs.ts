@@ -1,0 +1,69 @@
+import type { RouteOptions } from 'fastify'
+import type { PageLimits } from '../query/parse-page.js'
+import type { ShapeNode } from '../schema/model-shape.js'
+
+/**
+ * The keyword under which a schema carries what only the OpenAPI document shows. The validator ignores
+ * it (an unknown keyword), `openapiTransform` merges it into the documented schema: validation stays
+ * exactly the route's, and the document lists what the server checks in code (sortable fields, the
+ * router's `maxLimit`), which no regular expression says readably.
+ */
+export const DOCS_KEYWORD = 'x-fmc-docs'
+
+/** Sortable paths listed at most; a model with more documents `sort_by` as a plain string. */
+const MAX_LISTED_PATHS = 200
+
+/**
+ * The list route with its query parameters documented for this router: `sort_by` as an enum of the
+ * sortable paths, `order_by` as ASC/DESC, `skip` and `limit` with the router's maxima and examples.
+ */
+export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page: PageLimits): RouteOptions {
+  const schema = route.schema as { querystring?: { properties: Record<string, object> } } | undefined
+  const querystring = schema?.querystring
+  if (querystring === undefined) return route
+  const { skip, limit, sort_by, order_by, ...rest } = querystring.properties
+  const paths = sortablePaths(sortable)
+  const limitExample = Math.min(page.defaultLimit ?? 20, page.maxLimit ?? 20)
+  const properties = {
+    skip: { ...skip, [DOCS_KEYWORD]: { maximum: page.maxSkip, examples: [0] } },
+    limit: {
+      ...limit,
+      [DOCS_KEYWORD]: {
+        // Unset maxima are removed from the document: the validator's safe-integer ceiling is not a limit anyone chose.
+        maximum: page.maxLimit,
+        examples: [limitExample],
+        ...(page.defaultLimit === undefined ? {} : { default: page.defaultLimit }),
+      },
+    },
+    sort_by: { ...sort_by, ...(paths === undefined ? {} : { [DOCS_KEYWORD]: { enum: paths } }) },
+    order_by: {
+      ...order_by,
+      [DOCS_KEYWORD]: { pattern: undefined, enum: ['ASC', 'DESC'], description: 'Sort direction: ASC or DESC (case-insensitive: asc and desc too). Ascending by default.' },
+    },
+    ...rest,
+  }
+  return { ...route, schema: { ...schema, querystring: { ...querystring, properties } } }
+}
+
+/**
+ * Every path `sort_by` accepts, in the API's names (`id`, `address.city`); undefined when they cannot
+ * be listed (an open object accepts any name below it) or are too many to list.
+ */
+export function sortablePaths(shape: ShapeNode): string[] | undefined {
+  const paths: string[] = []
+  function walk(node: ShapeNode, path: string): boolean {
+    while (node.kind === 'array') node = node.item
+    if (node.kind !== 'object') {
+      if (path !== '') paths.push(path)
+      return true
+    }
+    if (node.open) return false
+    for (const [name, child] of node.fields) {
+      const api = path === '' && name === '_id' ? 'id' : name
+      if (!walk(child, path === '' ? api : `${path}.${api}`)) return false
+    }
+    return true
+  }
+  if (!walk(shape, '') || paths.length > MAX_LISTED_PATHS) return undefined
+  return paths
+}
