@@ -128,7 +128,7 @@ describeEachStore('conditional requests on child routes in the OpenAPI document'
         }
         assert.deepEqual(headerParams(spec.paths[list].post), ['if-none-match'], list)
         assert.ok(spec.paths[list].post.responses['412'], list)
-        assert.deepEqual(Object.keys(spec.paths[list].post.responses['201'].headers), ['ETag'])
+        assert.deepEqual(Object.keys(spec.paths[list].post.responses['201'].headers), ['Location', 'ETag'])
       }
     } finally {
       await t.close()

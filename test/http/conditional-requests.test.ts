@@ -167,7 +167,7 @@ describeEachStore('conditional requests in the OpenAPI document', (mode) => {
       const create = spec.paths['/users'].post
       assert.deepEqual(headerParams(create), ['if-none-match'])
       assert.ok(create.responses['412'])
-      assert.deepEqual(Object.keys(create.responses['201'].headers), ['ETag'])
+      assert.deepEqual(Object.keys(create.responses['201'].headers), ['Location', 'ETag'])
     } finally {
       await t.close()
     }

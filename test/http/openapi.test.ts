@@ -55,8 +55,8 @@ describeEachStore('GET /openapi.json', (mode) => {
     assert.deepEqual(codes('/users', 'post'), ['201', '403', '412', '422'])
   })
 
-  it('documents get one with 200, 304 (If-None-Match) and 400', () => {
-    assert.deepEqual(codes('/users/{id}', 'get'), ['200', '304', '400'])
+  it('documents get one with 200, 304 (If-None-Match), 400 and 422 (fields=)', () => {
+    assert.deepEqual(codes('/users/{id}', 'get'), ['200', '304', '400', '422'])
   })
 
   it('documents replace and update with 200, 412 (If-Match) and 422', () => {
@@ -72,7 +72,7 @@ describeEachStore('GET /openapi.json', (mode) => {
     const params = operation('/users', 'get').parameters as { name: string, in: string }[]
     assert.deepEqual(
       params.filter((p) => p.in === 'query').map((p) => p.name).sort(),
-      ['filters', 'limit', 'order_by', 'skip', 'sort_by', 'sort_dir'],
+      ['cursor', 'fields', 'filters', 'limit', 'order_by', 'skip', 'sort_by', 'sort_dir'],
     )
   })
 
