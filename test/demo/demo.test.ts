@@ -82,6 +82,46 @@ for (const [source, build] of DEMOS) describeEachStore(`demo app (${source})`, (
     })
   })
 
+  describe('counts, conditional writes and page links', () => {
+    it("counts a caller's notes within their scope (Prefer: count=exact)", async () => {
+      const asAnn = { 'x-user': ann.id }
+      await createDoc(app, '/api/v2/notes', { title: 'one', body: 'b', owner: ann.id }, asAnn)
+      await createDoc(app, '/api/v2/notes', { title: 'two', body: 'b', owner: ann.id }, asAnn)
+      await createDoc(app, '/api/v2/notes', { title: 'bobs', body: 'b', owner: bob.id }, { 'x-user': bob.id })
+      const res = await app.inject({ url: '/api/v2/notes?limit=1', headers: { ...asAnn, prefer: 'count=exact' } })
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.json().length, 1)
+      const mine = (await app.inject({ url: '/api/v2/notes', headers: asAnn })).json().length
+      assert.equal(res.headers['x-total-count'], String(mine))
+      assert.equal(res.headers['preference-applied'], 'count=exact')
+    })
+
+    it('answers an ETag, 304 while unchanged and 412 to a write with a stale If-Match', async () => {
+      const got = await app.inject(`/api/v2/users/ann@example.com`)
+      const etag = got.headers.etag as string
+      assert.match(etag, /^"[^"]+"$/)
+      assert.equal((await app.inject({ url: '/api/v2/users/ann@example.com', headers: { 'if-none-match': etag } })).statusCode, 304)
+      const patched = await app.inject({ method: 'PATCH', url: '/api/v2/users/ann@example.com', payload: { age: 31 }, headers: { 'if-match': etag } })
+      assert.equal(patched.statusCode, 200)
+      assert.notEqual(patched.headers.etag, etag)
+      const stale = await app.inject({ method: 'PATCH', url: '/api/v2/users/ann@example.com', payload: { age: 32 }, headers: { 'if-match': etag } })
+      assert.equal(stale.statusCode, 412)
+      assert.equal((await app.inject('/api/v2/users/ann@example.com')).json().age, 31)
+    })
+
+    it('links a sorted page to the next one until the last', async () => {
+      const first = await app.inject('/api/v2/users?sort_by=name&limit=1')
+      const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link as string)
+      assert.ok(link, 'the first page links to the next')
+      const second = await app.inject(link[1]!)
+      assert.equal(second.statusCode, 200)
+      assert.notEqual(second.json()[0].id, first.json()[0].id)
+      const all = (await app.inject('/api/v2/users?sort_by=name')).json()
+      const last = await app.inject(`/api/v2/users?sort_by=name&limit=${all.length}`)
+      assert.equal(last.headers.link, undefined)
+    })
+  })
+
   describe('music', () => {
     it('populates the artists of a track, without their contact e-mail', async () => {
       const artist = await createDoc(app, '/api/v2/artists', { name: 'Nina', country: 'US', contactEmail: 'nina@example.com' })
