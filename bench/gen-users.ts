@@ -3,6 +3,8 @@
  * (../shared/bench/lib/gen-users.mjs): name, email, age 18..80, city, created_at. Deterministic for a
  * seed, so every system is seeded with the same documents.
  */
+import { seededRandom } from '../test/harness/seeded-random.ts'
+
 export interface BenchUser {
   name: string
   email: string
@@ -14,18 +16,6 @@ export interface BenchUser {
 const FIRST = ['Ada', 'Alan', 'Grace', 'Linus', 'Ken', 'Dennis', 'Barbara', 'Edsger', 'Donald', 'Margaret']
 const LAST = ['Lovelace', 'Turing', 'Hopper', 'Torvalds', 'Thompson', 'Ritchie', 'Liskov', 'Dijkstra', 'Knuth', 'Hamilton']
 export const CITIES = ['Paris', 'Berlin', 'Madrid', 'Rome', 'Lisbon', 'Vienna', 'Prague', 'Warsaw', 'Oslo', 'Helsinki']
-
-/** A small, seedable PRNG (mulberry32): numbers in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export function generateUsers(count: number, seed = 42): BenchUser[] {
   const random = seededRandom(seed)

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import { CITIES, seededRandom } from './gen-users.ts'
+import { seededRandom } from '../test/harness/seeded-random.ts'
+import { CITIES } from './gen-users.ts'
 
 export interface LoadConfig {
   url: string

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises'
 import { before, describe, it } from 'node:test'
 import { open } from 'lmdb'
 import { ObjectId } from 'mongodb'
+import { seededRandom } from '../../../../test/harness/seeded-random.ts'
 import type { Document, FindOptions } from '../../src/document.ts'
 import type { EmbeddedCollection } from '../../src/embedded-collection.ts'
 import { ENTRY_FORMAT } from '../../src/index-catalog.ts'
@@ -113,7 +114,7 @@ for (const kind of ENGINES) {
     })
 
     it('matches a scan and sort on random data, queries, skips and limits (both directions, ties, equality prefix)', async () => {
-      const random = seeded(7)
+      const random = seededRandom(7)
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
       const values: unknown[] = [1, 2, 2.5, -3, 0, 'x', 'y', '', null, true, new Date(5), 10, 1.0]
       const coll = db().collection('random_sort')
@@ -152,18 +153,6 @@ for (const kind of ENGINES) {
       assert.ok(served > 150, `${served} of 300 served by an index`)
     })
   })
-}
-
-/** A small, seedable PRNG (mulberry32): numbers in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 describe('index entries of an earlier key format (lmdb)', () => {
