@@ -60,7 +60,7 @@ describe('API file errors point at the line and column of the offending value', 
     const file = base()
     file.routers['notes']!['colection'] = 'x'
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
   })
 
   it('a value of the wrong type or outside its range, at the value', () => {
@@ -194,7 +194,7 @@ describe('API file errors point at the line and column of the offending value', 
 
   it('a key named __proto__ stays a key (refused as unknown), never the prototype of the parsed object', () => {
     const t = '{ "models": {}, "routers": {}, "__proto__": { "polluted": true } }'
-    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, models, routers) (/__proto__)`])
+    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, openapi, models, routers) (/__proto__)`])
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 
