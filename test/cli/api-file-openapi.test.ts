@@ -45,7 +45,11 @@ describe('API file: the OpenAPI document', () => {
       contact: { name: 'Team', email: 'team@example.com' },
       servers: [{ url: 'https://api.example.com', description: 'production' }],
       tags: [{ name: 'notes', description: 'The notes' }],
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example.com/token', scopes: { 'notes:write': 'Write notes' } } } },
+        oidc: { type: 'openIdConnect', openIdConnectUrl: 'https://auth.example.com/.well-known/openid-configuration', description: 'Sign-in' },
+      },
       security: [{ bearer: [] }],
     }
     const spec = await documentOf(db, { title: 'Notes', version: '2.0.0', openapi, models: { Note: NOTE }, routers: { notes: { prefix: '/notes', collection: 'notes', model: 'Note' } } })
@@ -64,6 +68,7 @@ describe('API file: the OpenAPI document', () => {
         current: { prefix: '/v2/notes', collection: 'notes', model: 'Note' },
       },
     })
+    assert.deepEqual([spec.servers, spec.security, spec.components.securitySchemes], [[{ url: '/' }], [], undefined], 'the defaults, without openapi')
     const ids = Object.values(spec.paths).flatMap((item) => Object.values(item).map((op) => op.operationId))
     assert.deepEqual(ids.sort(), ['createNote', 'createNoteV1', 'deleteNote', 'deleteNoteV1', 'getNote', 'getNoteV1', 'listNotes', 'listNotesV1', 'replaceNote', 'replaceNoteV1', 'updateNote', 'updateNoteV1'])
   })
@@ -85,6 +90,7 @@ describe('API file: the OpenAPI document', () => {
           scope: { field: 'owner', header: 'x-user', securityScheme: 'userId' },
           guards: { deleteOne: [{ header: 'x-role', equals: 'admin', securityScheme: 'adminRole' }] },
           embeds: [{ name: 'items', model: 'Item', disable: ['getAll', 'getOne', 'createOne', 'updateOne'] }],
+          lookups: [{ prefix: 'tagged', collection: 'items', model: 'Item', foreignField: 'noteId', disable: ['getOne', 'createOne', 'replaceOne', 'updateOne', 'deleteOne'] }],
         },
         tags: {
           prefix: '/tags',
@@ -105,6 +111,7 @@ describe('API file: the OpenAPI document', () => {
       'patch /notes/{id}': user,
       'delete /notes/{id}': [{ userId: [], adminRole: [] }],
       'delete /notes/{id}/items/{embed_id}': user,
+      'get /notes/{id}/tagged': user,
       'get /tags': undefined,
       'post /tags': [{ adminRole: [] }],
       'get /tags/{id}/items': [{ adminRole: [] }],
