@@ -60,7 +60,7 @@ describe('API file errors point at the line and column of the offending value', 
     const file = base()
     file.routers['notes']!['colection'] = 'x'
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
   })
 
   it('a value of the wrong type or outside its range, at the value', () => {
@@ -168,6 +168,43 @@ describe('API file errors point at the line and column of the offending value', 
     }
   })
 
+  it('a securityScheme that openapi.securitySchemes does not declare, on a guard, a child guard or the scope, at the name; in openapi.security, at the key', () => {
+    const file = base() as ReturnType<typeof base> & { openapi?: unknown }
+    file.openapi = { securitySchemes: { adminRole: { type: 'apiKey', in: 'header', name: 'x-role' } }, security: [{ bearer: [] }] }
+    file.routers['notes']!['scope'] = { field: 'owner', header: 'x-user', securityScheme: 'userID' }
+    file.routers['notes']!['lookups'] = [{ prefix: 'tags', collection: 'tags', model: 'Tag2', foreignField: 'label', guards: { getAll: [{ header: 'x-role', equals: 'admin', securityScheme: 'admins' }] } }]
+    file.models['Tag2'] = { type: 'object', properties: { label: { type: 'string' } } }
+    file.routers['tags']!['guards'] = { deleteOne: [{ header: 'x-role', equals: 'admin', securityScheme: 'adminRole' }, { header: 'x-key', equals: 'k', securityScheme: 'apiKey' }] }
+    const t = text(file)
+    const known = '(openapi.securitySchemes: adminRole)'
+    assert.deepEqual(issuesOf(t).sort(), [
+      `${locate(t, '"bearer"')} unknown security scheme 'bearer' ${known} (/openapi/security/0/bearer)`,
+      `${locate(t, '"userID"')} unknown security scheme 'userID' ${known} (/routers/notes/scope/securityScheme)`,
+      `${locate(t, '"admins"')} unknown security scheme 'admins' ${known} (/routers/notes/lookups/0/guards/getAll/0/securityScheme)`,
+      `${locate(t, '"apiKey"', locate(t, '"x-key"'))} unknown security scheme 'apiKey' ${known} (/routers/tags/guards/deleteOne/1/securityScheme)`,
+    ].sort())
+    const u = text({ ...base(), routers: { tags: { prefix: '/tags', collection: 'tags', model: 'Tag', guards: { getAll: [{ header: 'x-role', equals: 'a', securityScheme: 'adminRole' }] } } } })
+    assert.deepEqual(issuesOf(u), [`${locate(u, '"adminRole"')} unknown security scheme 'adminRole' (openapi.securitySchemes: none) (/routers/tags/guards/getAll/0/securityScheme)`])
+  })
+
+  it('openapi: an unknown key, a license without a name, a scheme of no known shape, a scheme name that is not one, a router name that is not an identifier', () => {
+    const file = base() as ReturnType<typeof base> & { openapi?: unknown }
+    file.openapi = {
+      licence: { name: 'MIT' },
+      license: { url: 'https://opensource.org/license/mit' },
+      securitySchemes: { bearer: { type: 'http' }, 'my scheme': { type: 'apiKey', in: 'header', name: 'x-key' } },
+    }
+    file.routers['tags']!['name'] = 'tag-list'
+    const t = text(file)
+    assert.deepEqual(issuesOf(t).sort(), [
+      `${locate(t, '"licence"')} unknown key 'licence' in 'openapi' (allowed: license, contact, servers, tags, securitySchemes, security) (/openapi/licence)`,
+      `${locate(t, '{', locate(t, '"license"'))} 'license' lacks the required key 'name' (/openapi/license)`,
+      `${locate(t, '{', locate(t, '"bearer"'))} 'bearer' is not valid: expected an OpenAPI security scheme: { type: apiKey, in, name }, { type: http, scheme, bearerFormat? }, { type: oauth2, flows } or { type: openIdConnect, openIdConnectUrl }, each with an optional description (/openapi/securitySchemes/bearer)`,
+      `${locate(t, '"my scheme"')} 'my scheme' is not a valid name here: it must match ^[A-Za-z0-9._-]+$ (/openapi/securitySchemes/my scheme)`,
+      `${locate(t, '"tag-list"')} 'name' must match ^[A-Za-z_][A-Za-z0-9_]*$ (/routers/tags/name)`,
+    ].sort())
+  })
+
   it('database: path is for the embedded engine only, name for MongoDB only', () => {
     const t = text({ ...base(), database: { engine: 'mongodb', path: 'data' } })
     assert.deepEqual(issuesOf(t), [`${locate(t, '"data"')} 'path' applies to the embedded engine only (/database/path)`])
@@ -194,7 +231,7 @@ describe('API file errors point at the line and column of the offending value', 
 
   it('a key named __proto__ stays a key (refused as unknown), never the prototype of the parsed object', () => {
     const t = '{ "models": {}, "routers": {}, "__proto__": { "polluted": true } }'
-    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, models, routers) (/__proto__)`])
+    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, openapi, models, routers) (/__proto__)`])
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 

@@ -11,8 +11,13 @@ import { type RunningCli, startCli } from '../harness/cli.ts'
 
 const API_JSON = fileURLToPath(new URL('../../examples/api.json', import.meta.url))
 
-type Operation = { parameters?: unknown, requestBody?: unknown, responses: Record<string, unknown>, tags?: unknown }
-type Spec = { info: unknown, tags?: unknown, paths: Record<string, Record<string, Operation>>, components: { schemas: Record<string, Record<string, unknown>> } }
+type Operation = { operationId?: string, security?: unknown, parameters?: unknown, requestBody?: unknown, responses: Record<string, unknown>, tags?: unknown }
+type Spec = {
+  info: unknown
+  tags?: unknown
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, Record<string, unknown>>, securitySchemes?: unknown }
+}
 
 /**
  * examples/api.json declares the demo of examples/build-demo.ts: the same routes, parameters, bodies,
@@ -36,19 +41,21 @@ describe('examples/api.json serves the demo of examples/build-demo.ts', () => {
     }
   })
 
-  it('has the same info, tags, paths and methods', () => {
+  it('has the same info (license included), tags with their descriptions, security schemes, paths and methods', () => {
     assert.deepEqual(fromFile.info, fromCode.info)
     assert.deepEqual(fromFile.tags, fromCode.tags)
+    assert.deepEqual(fromFile.components.securitySchemes, fromCode.components.securitySchemes)
     const operations = (spec: Spec) => Object.entries(spec.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
     assert.deepEqual(operations(fromFile), operations(fromCode))
   })
 
-  it('has the same parameters, request bodies, tags and success responses on every operation', () => {
+  it('has the same operationIds, security, parameters, request bodies, tags and success responses on every operation', () => {
     for (const [path, item] of Object.entries(fromCode.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const other = fromFile.paths[path]![method]!
         const success = (op: Operation) => Object.fromEntries(Object.entries(op.responses).filter(([status]) => status.startsWith('2')))
-        assert.deepEqual([other.parameters, other.requestBody, other.tags, success(other)], [operation.parameters, operation.requestBody, operation.tags, success(operation)], `${method} ${path}`)
+        const compared = (op: Operation) => [op.operationId, op.security, op.parameters, op.requestBody, op.tags, success(op)]
+        assert.deepEqual(compared(other), compared(operation), `${method} ${path}`)
       }
     }
   })

@@ -6,9 +6,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { type EmbeddedDb, openEmbedded } from '@fastify-mongo-crud/embedded'
 import type { FastifyInstance } from 'fastify'
+import { buildApiApp, loadApiFile } from 'fastify-mongo-crud/api-file'
 import { buildDemo } from '../../examples/build-demo.ts'
 import type { Json } from '../harness/seed.ts'
 
@@ -113,5 +115,21 @@ describe("the demo's OpenAPI document under redocly lint (recommended rules)", {
 
   it('marks id readOnly in the create and replace body (Try it out leaves it out)', () => {
     assert.equal(spec.components.schemas.Artist.properties.id.readOnly, true)
+  })
+})
+
+describe("the file demo's OpenAPI document (examples/api.json) under redocly lint", { timeout: 60_000 }, () => {
+  it('has no error and no warning', async () => {
+    const db = await openEmbedded()
+    try {
+      const loaded = await loadApiFile(fileURLToPath(new URL('../../examples/api.json', import.meta.url)))
+      const app = await buildApiApp(loaded, db, { fastify: { logger: false } })
+      const spec = (await app.inject('/openapi.json')).json()
+      await app.close()
+      const report = await lint(spec)
+      assert.deepEqual(report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`), [])
+    } finally {
+      await db.close()
+    }
   })
 })

@@ -2,6 +2,8 @@
  * The API file as the loader hands it on, once it matched schema/api-file.schema.json and the
  * semantic checks (check-api-file.ts). docs/api-file.md describes every key.
  */
+import type { OpenAPIDocsOptions } from '../docs/register-docs.js'
+
 export type RouteKey = 'getAll' | 'getOne' | 'createOne' | 'replaceOne' | 'updateOne' | 'deleteOne'
 
 export type JsonSchemaObject = Record<string, unknown>
@@ -20,6 +22,8 @@ export interface Guard {
   equals: string | string[]
   status?: 401 | 403
   detail?: string
+  /** The scheme of `openapi.securitySchemes` the guard enforces; default: the one named after its header (to-openapi-options.ts). */
+  securityScheme?: string
 }
 
 export type Guards = Partial<Record<RouteKey, Guard[]>>
@@ -38,6 +42,8 @@ export interface Scope {
   header: string
   detail?: string
   filters?: 'ignore' | 'and'
+  /** As a guard's `securityScheme`. */
+  securityScheme?: string
 }
 
 /** What a router, a lookup and an embed have in common: a model, how its output is shaped, and access. */
@@ -64,6 +70,9 @@ export interface RouterDeclaration extends ModelUse {
   prefix: string
   collection: string
   tags?: string[]
+  /** CRUDRouter's `name` and `singular`: the operationIds. */
+  name?: string
+  singular?: string
   identifierField?: string
   indexes?: Array<{ key: Record<string, 1 | -1>, unique?: boolean, name?: string }>
   filterable?: string[]
@@ -83,6 +92,8 @@ export interface ApiFile {
   description?: string
   database?: { engine: 'embedded' | 'mongodb', path?: string, name?: string }
   limits?: RouterLimits & { bodyLimit?: number }
+  /** createApp's `openapi` option: license, contact, servers, tags, securitySchemes, security. */
+  openapi?: OpenAPIDocsOptions
   models: Record<string, ModelDeclaration>
   routers: Record<string, RouterDeclaration>
 }

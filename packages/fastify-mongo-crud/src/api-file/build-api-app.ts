@@ -7,6 +7,7 @@ import { ApiFileError } from './api-file-error.js'
 import type { LoadedApiFile } from './load-api-file.js'
 import { escapePointer } from './parse-json-positions.js'
 import { ModelCatalog } from './to-models.js'
+import { toOpenApiOptions } from './to-openapi-options.js'
 import { type FileRouter, toRouterOptions } from './to-router-options.js'
 
 export interface BuildApiAppOptions {
@@ -27,6 +28,7 @@ export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: 
     title: api.title ?? 'API',
     version: api.version ?? '1.0.0',
     ...(api.description === undefined ? {} : { description: api.description }),
+    openapi: toOpenApiOptions(api),
     fastify: { ...(bodyLimit === undefined ? {} : { bodyLimit }), ...options.fastify },
   })
   const catalog = new ModelCatalog(api)

@@ -1,4 +1,4 @@
-import type { ApiFile, JsonSchemaObject, ModelUse, RouterDeclaration } from './api-file.js'
+import type { ApiFile, Guards, JsonSchemaObject, ModelUse, RouterDeclaration } from './api-file.js'
 import type { ApiFileIssue } from './api-file-error.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
 
@@ -9,10 +9,26 @@ import { escapePointer, type Located } from './parse-json-positions.js'
  */
 export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Located>): ApiFileIssue[] {
   const issues: ApiFileIssue[] = []
-  const report = (pointer: string, message: string) => {
-    const position = positions.get(pointer)?.value ?? { line: 1, column: 1 }
+  const report = (pointer: string, message: string, onKey = false) => {
+    const located = positions.get(pointer)
+    const position = (onKey ? located?.key : undefined) ?? located?.value ?? { line: 1, column: 1 }
     issues.push({ line: position.line, column: position.column, pointer, message })
   }
+  const schemes = Object.keys(file.openapi?.securitySchemes ?? {})
+  /** A scheme named by a guard, a scope or a security requirement is one `openapi.securitySchemes` declares. */
+  const checkScheme = (name: string | undefined, pointer: string, onKey = false) => {
+    if (name !== undefined && !schemes.includes(name)) report(pointer, `unknown security scheme '${name}' (openapi.securitySchemes: ${schemes.join(', ') || 'none'})`, onKey)
+  }
+  const checkGuards = (guards: Guards | undefined, pointer: string) => {
+    for (const [route, list] of Object.entries(guards ?? {})) {
+      list.forEach((guard, index) => {
+        checkScheme(guard.securityScheme, `${pointer}/guards/${route}/${index}/securityScheme`)
+      })
+    }
+  }
+  file.openapi?.security?.forEach((requirement, index) => {
+    for (const name of Object.keys(requirement)) checkScheme(name, `/openapi/security/${index}/${escapePointer(name)}`, true)
+  })
   const models = Object.keys(file.models)
   /** Each model is an input or an output model, not both: the first use decides. */
   const kinds = new Map<string, { kind: 'model' | 'modelOut', pointer: string }>()
@@ -48,6 +64,8 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
   for (const [name, router] of Object.entries(file.routers)) {
     const pointer = `/routers/${escapePointer(name)}`
     const fields = checkUse(router, pointer)
+    checkGuards(router.guards, pointer)
+    checkScheme(router.scope?.securityScheme, `${pointer}/scope/securityScheme`)
     if (fields !== undefined) checkRouterFields(router, fields, pointer, report)
     router.populates?.forEach((populate, index) => {
       const at = `${pointer}/populates/${index}`
@@ -61,6 +79,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
     router.lookups?.forEach((lookup, index) => {
       const at = `${pointer}/lookups/${index}`
       const childFields = checkUse(lookup, at)
+      checkGuards(lookup.guards, at)
       if (childFields !== undefined && !Object.hasOwn(childFields, lookup.foreignField)) {
         report(`${at}/foreignField`, `foreign field '${lookup.foreignField}' is not a field of model '${lookup.model}'`)
       }
@@ -72,6 +91,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
     router.embeds?.forEach((embed, index) => {
       const at = `${pointer}/embeds/${index}`
       checkUse(embed, at)
+      checkGuards(embed.guards, at)
       if (embed.disable?.includes('replaceOne')) report(`${at}/disable`, `embedded items have no PUT route: 'replaceOne' does not apply`)
       if (embed.guards?.replaceOne !== undefined) report(`${at}/guards/replaceOne`, `embedded items have no PUT route: 'replaceOne' does not apply`)
     })

@@ -35,6 +35,8 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     collectionName: router.collection,
     prefix: router.prefix,
     tags: router.tags ?? [name],
+    ...(router.name === undefined ? {} : { name: router.name }),
+    ...(router.singular === undefined ? {} : { singular: router.singular }),
     ...(router.identifierField === undefined ? {} : { identifierField: router.identifierField as never }),
     ...(router.indexes === undefined ? {} : { indexes: router.indexes as never }),
     ...(router.filterable === undefined ? {} : { filterable: router.filterable }),

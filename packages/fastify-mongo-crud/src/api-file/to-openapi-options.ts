@@ -1,0 +1,40 @@
+import type { OpenAPIDocsOptions, SecurityScheme } from '../docs/register-docs.js'
+import type { ApiFile, Guard, Guards, Scope } from './api-file.js'
+
+/**
+ * The security scheme a guard or a scope enforces: the one it names, else the one named after its
+ * header (lower case; characters a component name cannot hold become `_`), so that every header check
+ * of a file shows in the OpenAPI document even when the file declares no scheme.
+ */
+export function schemeNameOf(access: Guard | Scope): string {
+  return access.securityScheme ?? derivedName(access.header)
+}
+
+const derivedName = (header: string) => header.toLowerCase().replace(/[^a-z0-9._-]/g, '_')
+
+/**
+ * createApp's `openapi` option: the file's `openapi`, its `securitySchemes` completed by an apiKey
+ * scheme in the header for each guard or scope that names none (unless the file declares a scheme of
+ * that name: then that one documents the header).
+ */
+export function toOpenApiOptions(api: ApiFile): OpenAPIDocsOptions {
+  const declared = api.openapi?.securitySchemes ?? {}
+  const derived: Record<string, SecurityScheme> = {}
+  for (const access of accessChecks(api)) {
+    if (access.securityScheme !== undefined) continue
+    const name = derivedName(access.header)
+    if (!Object.hasOwn(declared, name) && !Object.hasOwn(derived, name)) derived[name] = { type: 'apiKey', in: 'header', name: access.header.toLowerCase() }
+  }
+  const securitySchemes = { ...declared, ...derived }
+  return { ...api.openapi, ...(Object.keys(securitySchemes).length === 0 ? {} : { securitySchemes }) }
+}
+
+/** Every guard and scope of the file, in file order. */
+function* accessChecks(api: ApiFile): Generator<Guard | Scope> {
+  const guardsOf = (guards: Guards | undefined) => Object.values(guards ?? {}).flat()
+  for (const router of Object.values(api.routers)) {
+    if (router.scope !== undefined) yield router.scope
+    yield* guardsOf(router.guards)
+    for (const child of [...(router.lookups ?? []), ...(router.embeds ?? [])]) yield* guardsOf(child.guards)
+  }
+}
