@@ -101,6 +101,14 @@ describeEachStore('Page cursors: Link rel="next"', (mode) => {
     assert.deepEqual(byCursor, bySkip)
   })
 
+  it('the same page twice gets two different cursors (a nonce is never reused), both valid', async () => {
+    const links = await Promise.all([1, 2, 3].map(async () => (await t.app.inject({ method: 'GET', url: '/items?sort_by=label&limit=2' })).headers.link as string))
+    assert.equal(new Set(links).size, 3)
+    const pages = await Promise.all(links.map(async (link) => (await t.app.inject({ method: 'GET', url: /<([^>]+)>/.exec(link)![1]! })).json()))
+    assert.deepEqual(pages[1], pages[0])
+    assert.deepEqual(pages[2], pages[0])
+  })
+
   it('limit may change from one page to the next', async () => {
     const whole = await getJson(t.app, '/items?sort_by=label')
     const first = await t.app.inject({ method: 'GET', url: '/items?sort_by=label&limit=3' })

@@ -16,6 +16,25 @@ export interface PageKey {
  */
 const PROCESS_SECRET = randomBytes(32)
 const IV_BYTES = 12
+
+/**
+ * GCM nonces without a random draw per page (randomBytes was a tenth of a sorted page's CPU): a random
+ * 64-bit prefix per process and a 32-bit counter, NIST SP 800-38D's deterministic construction. Nonces
+ * never repeat in a process; instances sharing a `cursorSecret` differ by their prefixes, and a counter
+ * that wraps takes a new prefix.
+ */
+let noncePrefix = randomBytes(8)
+let nonceCount = 0
+function nextNonce(): Buffer {
+  if (nonceCount === 0x1_0000_0000) {
+    noncePrefix = randomBytes(8)
+    nonceCount = 0
+  }
+  const nonce = Buffer.allocUnsafe(IV_BYTES)
+  noncePrefix.copy(nonce, 0)
+  nonce.writeUInt32BE(nonceCount++, 8)
+  return nonce
+}
 const TAG_BYTES = 16
 
 /**
@@ -32,7 +51,7 @@ export class PageCursors {
   }
 
   seal(binding: string, key: PageKey): string {
-    const iv = randomBytes(IV_BYTES)
+    const iv = nextNonce()
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv)
     cipher.setAAD(Buffer.from(binding))
     const body = Buffer.concat([cipher.update(JSON.stringify([key.value, key.id])), cipher.final()])
