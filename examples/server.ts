@@ -26,12 +26,12 @@ if (uri !== undefined && uri !== '') {
 const app = await buildDemo(db, { logger: { level: 'info' } })
 const port = Number(process.env['PORT'] ?? 8000)
 const host = process.env['HOST'] ?? '127.0.0.1'
-await app.listen({ port, host })
-console.log(`Demo API on http://${host}:${port} (${uri ? 'MongoDB' : 'embedded engine, data in ./data'})`)
-console.log(`Docs: http://${host}:${port}/docs and http://${host}:${port}/redoc`)
-
+// Handlers first: a signal sent as soon as the address is printed must still close the data cleanly.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void app.close().then(close).then(() => process.exit(0))
   })
 }
+await app.listen({ port, host })
+console.log(`Demo API on http://${host}:${port} (${uri ? 'MongoDB' : 'embedded engine, data in ./data'})`)
+console.log(`Docs: http://${host}:${port}/docs and http://${host}:${port}/redoc`)

@@ -22,12 +22,9 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
     await engine.close()
     throw error
   }
-  log(server.uri)
-  log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}. Ctrl-C stops.`)
-  if (options.remote) {
-    log(`fastify-mongo-crud-db: WARNING: no authentication, and ${options.host} is not loopback (--allow-remote): anyone who reaches port ${server.port} can read and change every database.`)
-  }
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the URI is printed: a script that reads the URI and signals at
+  // once must get a clean stop, not the default action of a signal nobody listens to yet.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -36,6 +33,12 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+  log(server.uri)
+  log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}. Ctrl-C stops.`)
+  if (options.remote) {
+    log(`fastify-mongo-crud-db: WARNING: no authentication, and ${options.host} is not loopback (--allow-remote): anyone who reaches port ${server.port} can read and change every database.`)
+  }
+  await stopped
   await server.close()
   await engine.close()
   log('fastify-mongo-crud-db: stopped')

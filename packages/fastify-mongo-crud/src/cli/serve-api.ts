@@ -14,9 +14,9 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
     return
   }
   const served = await startApi(loaded, command, env)
-  log(`fastify-mongo-crud: listening on ${served.origin} (${served.database})`)
-  log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc. Ctrl-C stops.`)
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the line scripts wait for: a signal sent as soon as it is read
+  // must get a clean stop, not the default action of a signal nobody listens to yet.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
@@ -25,6 +25,9 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+  log(`fastify-mongo-crud: listening on ${served.origin} (${served.database})`)
+  log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc. Ctrl-C stops.`)
+  await stopped
   await served.close()
   log('fastify-mongo-crud: stopped')
 }
