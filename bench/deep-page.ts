@@ -1,9 +1,12 @@
 /**
  * Deep pages: page 1 against page 400 of 10,000 documents (25 a page), by `skip` and by the `Link`
  * cursor, sorted by an indexed field and by id, on the embedded engine and through the driver and the
- * wire server. Medians of interleaved rounds; compare the ratios, not the milliseconds.
+ * wire server, the engine on disk. Medians of interleaved rounds; compare the ratios, not the milliseconds.
  * Run: node --import tsx bench/deep-page.ts  (part of `npm run bench`)
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
 import { CRUDRouter, createApp, type DriverDb, MongoModel, Type } from 'fastify-mongo-crud'
@@ -76,10 +79,12 @@ async function measure(label: string, db: DriverDb): Promise<void> {
 }
 
 console.log(`Deep pages: ${DOCS} documents, ${PAGE} a page, median of ${ROUNDS} interleaved rounds (ratio to page 1; 1.00x = a deep page costs what the first does)`)
-const engine = await openEmbedded()
+// On disk, as the engine is meant to run (its in-memory backend has no key order: a sort on _id scans there).
+const dirs = [mkdtempSync(join(tmpdir(), 'fmc-deep-')), mkdtempSync(join(tmpdir(), 'fmc-deep-wire-'))]
+const engine = await openEmbedded({ path: dirs[0]! })
 await measure('engine', engine)
 await engine.close()
-const wireEngine = await openEmbedded()
+const wireEngine = await openEmbedded({ path: dirs[1]! })
 const server = await startWireServer(wireEngine)
 const client = new MongoClient(server.uri)
 await client.connect()
@@ -89,4 +94,5 @@ try {
   await client.close()
   await server.close()
   await wireEngine.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 }

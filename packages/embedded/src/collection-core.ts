@@ -7,7 +7,7 @@ import { closedError, duplicateKeyError } from './errors.js'
 import { ID_INDEX, IndexCatalog } from './index-catalog.js'
 import type { CollectionStorage, Storage } from './persist/storage.js'
 import { pointKeysOf } from './point-keys.js'
-import { isSimpleCollation, type Plan, type PlanOptions, planQuery } from './query-planner.js'
+import { isSimpleCollation, type Plan, type PlanOptions, planIdOrder, planQuery } from './query-planner.js'
 import { scanDocuments } from './scan-documents.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
 import { toValueKey } from './value-key.js'
@@ -109,7 +109,10 @@ export class CollectionCore {
     const ids = simple ? pointKeysOf(filter) : undefined
     if (ids) return { index: ID_INDEX, keys: ids, sorted: false }
     this.#scheduleBuild()
-    return planQuery(filter, this.indexes.usable(), this.storage, options)
+    // A secondary index that serves the sort wins; one that only narrows wins over a walk of `_id`s.
+    const indexed = planQuery(filter, this.indexes.usable(), this.storage, options)
+    if (indexed?.sorted) return indexed
+    return indexed ?? planIdOrder(filter, this.storage, options)
   }
 
   /**

@@ -1,9 +1,10 @@
 import type { Document } from './document.js'
-import type { LiveIndex } from './index-catalog.js'
+import { ID_INDEX, type LiveIndex } from './index-catalog.js'
 import { concatBytes, END_PAD, encodeStringPrefix, encodeValue, invert, keyLength, MAX_STRING_BYTES, typeOf } from './index-keys.js'
 import type { CollectionStorage, IndexRange } from './persist/storage.js'
 import { isExactScalar } from './simple-filter.js'
 import type { SortSpec } from './sort-documents.js'
+import { toValueKey } from './value-key.js'
 
 /** What a read tells the planner besides its filter. */
 export interface PlanOptions {
@@ -68,6 +69,35 @@ export function planQuery(filter: Document, indexes: readonly LiveIndex[], stora
   if (!best) return undefined
   const { index, ranges, order } = best
   return { index: index.name, keys: walk(storage, index, ranges, order), sorted: order !== undefined }
+}
+
+/** Storage keys of ObjectId `_id`s (value-key.ts): 'o' and 24 lowercase hex digits, so in ObjectId order. */
+const OBJECT_ID_KEYS = { start: 'o', end: 'p' }
+
+/**
+ * Serves a sort on `_id` alone, or a range of ObjectId `_id`s, from the order of the storage keys
+ * themselves (the `_id_` index): when every key of the collection is an ObjectId's (none outside
+ * ['o', 'p'), two cursor steps to check at each read), the keys walked in order are the `_id`s in
+ * order, so a page sorted by `_id` (or continuing after one, a page cursor) reads its own documents
+ * only. Keys of other `_id` types do not sort as BSON does: such a collection scans. Backends
+ * without ordered keys (memory) scan too.
+ */
+export function planIdOrder(filter: Document, storage: CollectionStorage, options: PlanOptions = {}): Plan | undefined {
+  if (!storage.keyRange || !isSimpleCollation(options.collation)) return undefined
+  const sort = options.sort ? Object.entries(options.sort) : []
+  if (sort.length > 1 || (sort.length === 1 && (sort[0]![0] !== '_id' || (sort[0]![1] !== 1 && sort[0]![1] !== -1)))) return undefined
+  const conditions = new Map<string, FieldBounds>()
+  collectBounds(filter, conditions)
+  const bounds = conditions.get('_id')
+  const range = bounds?.kind === 'range' ? bounds : undefined
+  if (range && [range.low, range.high].some((value) => value !== undefined && !toValueKey(value).startsWith(OBJECT_ID_KEYS.start))) return undefined
+  if (!range && sort.length === 0) return undefined
+  const outside = [storage.keyRange({ end: OBJECT_ID_KEYS.start }), storage.keyRange({ start: OBJECT_ID_KEYS.end })]
+  if (outside.some((keys) => !keys.next().done)) return undefined
+  // Bounds are inclusive: the caller runs the whole filter on each document anyway.
+  const start = range?.low === undefined ? OBJECT_ID_KEYS.start : toValueKey(range.low)
+  const end = range?.high === undefined ? OBJECT_ID_KEYS.end : `${toValueKey(range.high)}\u0000`
+  return { index: ID_INDEX, keys: storage.keyRange({ start, end, reverse: sort[0]?.[1] === -1 }), sorted: sort.length === 1 }
 }
 
 /** Any collation but absent, null or `{ locale: 'simple' }` compares strings its own way. */

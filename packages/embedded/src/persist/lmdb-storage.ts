@@ -1,7 +1,7 @@
 import { type Database, open, type RootDatabase } from 'lmdb'
 import { DirectoryLock } from './directory-lock.js'
 import { entryKeyOf } from './sorted-entries.js'
-import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
+import type { CollectionStorage, IndexHit, IndexRange, KeyRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
 /** Documents read per short read transaction by a scan (a batch is copied out, then released). */
 export const SCAN_BATCH = 256
@@ -231,6 +231,31 @@ class LmdbCollection implements CollectionStorage {
       for (const [key, docKey] of batch) yield [key.subarray(prefix.length), docKey]
       if (count < SCAN_BATCH) return undefined
       after = batch[batch.length - 1]![0]
+    }
+  }
+
+  /** Like `indexRange`, over the documents' own keys: batches read in short read transactions. */
+  *keyRange(range: KeyRange): Generator<string, undefined> {
+    let after: string | undefined
+    for (;;) {
+      // Forwards lmdb-js walks [start, end). Backwards it starts at (or below) `start` and stops
+      // before `end`, both exclusive here: the walk goes down from `range.end`, and stops itself at
+      // the first key below `range.start`, which is inclusive.
+      const from = after ?? (range.reverse ? range.end : range.start)
+      const options = {
+        ...(from === undefined ? {} : { start: from }),
+        ...(range.reverse || range.end === undefined ? {} : { end: range.end }),
+        reverse: range.reverse === true,
+        exclusiveStart: after !== undefined || range.reverse === true,
+        limit: SCAN_BATCH,
+      }
+      const batch = [...this.#db.getKeys(options)] as string[]
+      for (const key of batch) {
+        if (range.reverse && range.start !== undefined && key < range.start) return undefined
+        yield key
+      }
+      if (batch.length < SCAN_BATCH) return undefined
+      after = batch[batch.length - 1]
     }
   }
 

@@ -55,6 +55,19 @@ export interface CollectionStorage {
   indexRange(index: string, range: IndexRange): Iterator<IndexHit, undefined>
   /** Removes every entry of one index (dropped, or about to be rebuilt). */
   clearIndex(index: string): Promise<void>
+  /**
+   * The storage keys in `[start, end)` (binary order of their UTF-8 bytes; absent is unbounded),
+   * ascending or, with `reverse`, descending. Lazy, with the same rules as `scan`. Optional: a
+   * backend whose keys have no order (memory-storage, a Map) leaves it out, and its reads scan.
+   */
+  keyRange?(range: KeyRange): IterableIterator<string>
+}
+
+/** A range of storage keys: `start` inclusive, `end` exclusive; absent is unbounded. */
+export interface KeyRange {
+  start?: string | undefined
+  end?: string | undefined
+  reverse?: boolean | undefined
 }
 
 /** A byte range over index entry keys: `start` inclusive, `end` exclusive; absent is unbounded. */
