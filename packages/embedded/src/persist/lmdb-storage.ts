@@ -257,7 +257,8 @@ class LmdbCollection implements CollectionStorage {
         ...(from === undefined ? {} : { start: from }),
         ...(range.reverse || range.end === undefined ? {} : { end: range.end }),
         reverse: range.reverse === true,
-        exclusiveStart: after !== undefined || range.reverse === true,
+        // Backwards, `range.end` itself is outside the range; a walk from the very last key has no start.
+        exclusiveStart: after !== undefined || (range.reverse === true && from !== undefined),
         limit,
       }
       const batch = [...this.#db.getKeys(options)] as string[]
@@ -279,8 +280,8 @@ class LmdbCollection implements CollectionStorage {
   }
 
   /**
-   * Reads at most SCAN_BATCH documents (FIRST_BATCH first; and about SCAN_BATCH_BYTES) at a time, each batch copied
-   * out within one short read transaction, and continues after the last key in a fresh one. A
+   * Reads at most SCAN_BATCH documents (FIRST_BATCH first) and about SCAN_BATCH_BYTES at a time,
+   * each batch copied out within one short read transaction, and continues after the last key in a fresh one. A
    * lazy `getRange()` would hold its read transaction for as long as the walk lives: across a
    * slow client's backpressure or between two getMores, so a few hundred stalled readers would
    * take every LMDB reader slot (MDB_READERS_FULL) and pin old pages. Each batch is a consistent
