@@ -10,6 +10,7 @@ import { type ColumnEntry, fieldColumn } from './field-columns.js'
 import { fieldsToRead } from './fields-to-read.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import type { CollectionStorage } from './persist/storage.js'
+import { exactCopy } from './pooled-copy.js'
 import { countExamined, decodeStored, type StoredDocument, scanStored } from './scan-documents.js'
 import { SortedCollector, type SortSpec, type ValueOrder } from './sort-documents.js'
 import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
@@ -79,7 +80,7 @@ function sortStored(
   if (column !== undefined) return sortColumn(storage, column, matches, deadline, sort, keep, options)
   const collector = new SortedCollector<Uint8Array>(sort, keep, options)
   const wanted = (doc: Document) => collector.competes(doc)
-  for (const { doc, bytes } of scanStored(storage, keys, matches, deadline, reader, wanted)) collector.add(doc, bytes, bytes.byteLength)
+  for (const { doc, bytes } of scanStored(storage, keys, matches, deadline, reader, wanted)) collector.offer(doc, () => exactCopy(bytes), () => bytes.byteLength)
   return collector.result().map((bytes) => ({ bytes, doc: {}, whole: false }))
 }
 

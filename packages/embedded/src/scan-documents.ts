@@ -4,6 +4,7 @@ import type { Matcher } from './compile-filter.js'
 import type { Deadline } from './deadline.js'
 import type { Document } from './document.js'
 import type { CollectionStorage } from './persist/storage.js'
+import { pooledCopy } from './pooled-copy.js'
 
 /**
  * A stored document a scan matched: its BSON bytes, and `doc`, which holds at least the fields
@@ -58,7 +59,7 @@ export function* scanStored(
         examinedCount++
         const doc = fields.read(bytes)
         if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
-        return { bytes: copyOf(bytes), doc, whole: false }
+        return { bytes: pooledCopy(bytes), doc, whole: false }
       })
     )) {
       yield found
@@ -76,14 +77,6 @@ export function* scanStored(
     walk.return?.()
   }
   return undefined
-}
-
-/**
- * A copy of bytes `visit` sees (storage's read buffer). Uint8Array's own slice: on a Node Buffer,
- * `slice` is a view of the same memory.
- */
-function copyOf(bytes: Uint8Array): Uint8Array {
-  return Uint8Array.prototype.slice.call(bytes, 0, bytes.length)
 }
 
 /** An iterator as a generator, closed (`return`) when the caller stops early. */

@@ -1,4 +1,5 @@
 import { type Database, open, type RootDatabase } from 'lmdb'
+import { pooledCopy } from '../pooled-copy.js'
 import { DirectoryLock } from './directory-lock.js'
 import { entryKeyOf } from './sorted-entries.js'
 import type { CollectionStorage, IndexHit, IndexRange, KeyRange, Storage, StoredIndex, WriteBatch } from './storage.js'
@@ -57,7 +58,7 @@ export class LmdbStorage implements Storage {
     let found = this.#collections.get(name)
     if (!found) {
       const db = this.#root.openDB<Buffer, string>(`c:${name}`, { encoding: 'binary' })
-      const entries = this.#root.openDB<string, Buffer>(`x:${name}`, { encoding: 'string', keyEncoding: 'binary' })
+      const entries = this.#root.openDB<string, Buffer>(`x:${name}`, { encoding: 'string', keyEncoder: RAW_KEYS } as never)
       found = new LmdbCollection(this.#root, db, entries, this.#catalog, name)
       this.#collections.set(name, found)
     }
@@ -109,6 +110,18 @@ export class LmdbStorage implements Storage {
   }
 }
 
+/**
+ * Index entry keys as raw bytes, what lmdb-js's `keyEncoding: 'binary'` stores, but read out into
+ * pooled memory (pooled-copy.ts): an index walk reads one key per document it yields.
+ */
+const RAW_KEYS = {
+  writeKey: (key: Uint8Array, target: Uint8Array, start: number): number => {
+    target.set(key, start)
+    return start + key.length
+  },
+  readKey: (source: Uint8Array, start: number, end: number): Buffer => pooledCopy(source.subarray(start, end)),
+}
+
 class LmdbCollection implements CollectionStorage {
   readonly #root: RootDatabase
   readonly #db: Database<Buffer, string>
@@ -140,7 +153,9 @@ class LmdbCollection implements CollectionStorage {
   }
 
   get(key: string): Uint8Array | undefined {
-    return this.#db.get(key)
+    // lmdb-js's own copy (`get`) is an ArrayBuffer per call; its shared buffer copied into pooled memory costs a tenth.
+    const shared = this.#db.getBinaryFast(key)
+    return shared === undefined ? undefined : pooledCopy(shared)
   }
 
   version(): number | undefined {
@@ -280,35 +295,15 @@ class LmdbCollection implements CollectionStorage {
   }
 
   /**
-   * Reads at most SCAN_BATCH documents (FIRST_BATCH first) and about SCAN_BATCH_BYTES at a time,
-   * each batch copied out within one short read transaction, and continues after the last key in a fresh one. A
-   * lazy `getRange()` would hold its read transaction for as long as the walk lives: across a
-   * slow client's backpressure or between two getMores, so a few hundred stalled readers would
-   * take every LMDB reader slot (MDB_READERS_FULL) and pin old pages. Each batch is a consistent
-   * snapshot; a long walk is not (see the README's engine section).
+   * The visits of `visit` (below) that copy each document: the same batches, in short read
+   * transactions. A lazy `getRange()` would hold its read transaction for as long as the walk
+   * lives: across a slow client's backpressure or between two getMores, so a few hundred stalled
+   * readers would take every LMDB reader slot (MDB_READERS_FULL) and pin old pages. Each batch is
+   * a consistent snapshot; a long walk is not (see the README's engine section).
    */
   *scan(): Generator<Uint8Array, undefined> {
-    let after: string | undefined
-    for (let limit = FIRST_BATCH; ; limit = nextBatch(limit)) {
-      const { entries, more } = this.#readBatch(after, limit)
-      for (const [, value] of entries) yield value
-      if (!more) return undefined
-      after = entries[entries.length - 1]?.[0]
-    }
-  }
-
-  #readBatch(after: string | undefined, limit: number): { entries: [string, Uint8Array][], more: boolean } {
-    const range = after === undefined ? { limit } : { start: after, exclusiveStart: true, limit }
-    const entries: [string, Uint8Array][] = []
-    let bytes = 0
-    // Drained (or left) synchronously, so the range's cursor and read transaction are released
-    // before this returns; lmdb-js hands out copies of binary values, which stay valid after it.
-    for (const { key, value } of this.#db.getRange(range)) {
-      entries.push([key, value])
-      bytes += value.byteLength
-      if (bytes >= SCAN_BATCH_BYTES) return { entries, more: true }
-    }
-    return { entries, more: entries.length === limit }
+    for (const [, bytes] of this.visit(pooledCopy)) yield bytes
+    return undefined
   }
 
   /** Like `scan`, the visits of one batch within one short read transaction; what they keep is yielded after it. */
