@@ -14,10 +14,9 @@ interface IndexInfo {
   unique?: boolean
 }
 
-/** The collection's indexes, through the driver API (the engine answers an array, the driver a cursor). */
+/** The collection's indexes, through the driver API (a cursor, from the engine as from the driver). */
 async function indexesOf(db: DriverDb, name: string): Promise<IndexInfo[]> {
-  const listed = (db.collection(name) as unknown as { listIndexes(): IndexInfo[] | { toArray(): Promise<IndexInfo[]> } }).listIndexes()
-  return Array.isArray(listed) ? listed : await listed.toArray()
+  return await (db.collection(name) as unknown as { listIndexes(): { toArray(): Promise<IndexInfo[]> } }).listIndexes().toArray()
 }
 
 describeEachStore('the indexes option', (mode) => {

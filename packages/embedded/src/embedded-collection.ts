@@ -263,10 +263,17 @@ export class EmbeddedCollection {
     return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
   }
 
-  /** Every index, `_id`'s first, as the server lists them. */
-  listIndexes(): StoredIndex[] {
-    this.#assertNotView()
-    return [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
+  /**
+   * Every index, `_id`'s first: a cursor of the server's specifications (`{ v: 2, key, name }`, with
+   * `unique: true` for a unique one), as the driver's `listIndexes` answers. Like the driver's, it
+   * reads when iterated, and a view's refusal comes from `toArray`, not from this call.
+   */
+  listIndexes(): EmbeddedCursor {
+    return new EmbeddedCursor(() => {
+      this.#assertNotView()
+      const indexes: StoredIndex[] = [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
+      return indexes.map(({ name, key, unique }): Document => (unique ? { v: 2, key, name, unique } : { v: 2, key, name }))[Symbol.iterator]()
+    }, undefined)
   }
 
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */

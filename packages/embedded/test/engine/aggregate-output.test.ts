@@ -29,7 +29,7 @@ for (const kind of ENGINES) {
       const yielded = await db().collection('out_src').aggregate([{ $match: { _id: { $gt: 1 } } }, { $sort: { x: 1 } }, { $out: 'out_dst' }]).toArray()
       assert.deepEqual(yielded, [])
       assert.deepEqual(await db().collection('out_dst').find({}).toArray(), [{ _id: 2, x: 22 }, { _id: 3, x: 33 }])
-      assert.deepEqual(db().collection('out_dst').listIndexes().map((index) => index.name), ['_id_', 'x_1'])
+      assert.deepEqual((await db().collection('out_dst').listIndexes().toArray()).map((index) => index['name']), ['_id_', 'x_1'])
       await assert.rejects(db().collection('out_dst').insertOne({ _id: 4, x: 22 }), { code: 11000 })
     })
 

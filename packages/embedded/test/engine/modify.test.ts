@@ -66,7 +66,7 @@ for (const kind of ENGINES) {
 
     it('lists and drops indexes', async () => {
       await coll.createIndex({ n: 1 }, { unique: true })
-      assert.deepEqual(coll.listIndexes().map((i) => i.name), ['_id_', 'n_1'])
+      assert.deepEqual((await coll.listIndexes().toArray()).map((i) => i['name']), ['_id_', 'n_1'])
       assert.equal(await coll.dropIndex('n_1'), true)
       await coll.insertOne({ _id: 99, n: 1 })
       assert.equal(await coll.dropIndex('n_1'), false)

@@ -27,7 +27,7 @@ const create: CommandHandler = async (command, context) => {
 const drop: CommandHandler = async (command, context) => {
   const name = collectionName(command['drop'], 'drop')
   const isView = (await context.db.listCollections({ name, type: 'view' }, { nameOnly: true }).toArray()).length > 0
-  const indexes = isView ? 0 : context.db.collection(name).listIndexes().length
+  const indexes = isView ? 0 : (await context.db.collection(name).listIndexes().toArray()).length
   await context.db.dropCollection(name)
   return { nIndexesWas: indexes, ns: `${context.dbName}.${name}`, ok: 1 }
 }

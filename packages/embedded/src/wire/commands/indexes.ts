@@ -9,7 +9,7 @@ const SUPPORTED_OPTIONS = new Set(['key', 'name', 'unique', 'v', 'background'])
 const createIndexes: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'createIndexes', context)
   const existed = exists(collection, context)
-  const before = collection.listIndexes().length
+  const before = (await collection.listIndexes().toArray()).length
   for (const spec of requiredArray(command, 'indexes')) {
     if (typeof spec !== 'object' || spec === null) throw typeMismatch('each index specification must be an object')
     const unsupported = Object.keys(spec).filter((key) => !SUPPORTED_OPTIONS.has(key))
@@ -18,7 +18,7 @@ const createIndexes: CommandHandler = async (command, context) => {
     if (typeof spec['name'] === 'string') options.name = spec['name']
     await collection.createIndex(spec['key'] as Record<string, 1 | -1>, options)
   }
-  const after = collection.listIndexes().length
+  const after = (await collection.listIndexes().toArray()).length
   if (!existed) await context.db.createCollection(collection.collectionName)
   const reply: Document = { numIndexesBefore: before, numIndexesAfter: after, createdCollectionAutomatically: !existed, ok: 1 }
   if (after === before) reply['note'] = 'all indexes already exist'
@@ -28,14 +28,13 @@ const createIndexes: CommandHandler = async (command, context) => {
 const listIndexes: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'listIndexes', context)
   if (!exists(collection, context)) throw namespaceNotFound(`ns does not exist: ${context.dbName}.${collection.collectionName}`)
-  const specs = collection.listIndexes().map(({ name, key, unique }) => (unique ? { v: 2, key, name, unique } : { v: 2, key, name }))
-  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, toAsync(specs), command)
+  return firstBatch(context, `${context.dbName}.${collection.collectionName}`, collection.listIndexes(), command)
 }
 
 const dropIndexes: CommandHandler = async (command, context) => {
   const collection = targetCollection(command, 'dropIndexes', context)
   if (!exists(collection, context)) throw namespaceNotFound(`ns not found ${context.dbName}.${collection.collectionName}`)
-  const indexes = collection.listIndexes()
+  const indexes = (await collection.listIndexes().toArray()) as { name: string, key: Document }[]
   const names = toIndexNames(command['index'], indexes)
   for (const name of names) {
     if (!(await collection.dropIndex(name))) throw indexNotFound(`index not found with name [${name}]`)
@@ -57,10 +56,6 @@ function toIndexNames(index: unknown, indexes: { name: string, key: Document }[]
 
 function exists(collection: EmbeddedCollection, context: CommandContext): boolean {
   return context.db.listCollectionNames().includes(collection.collectionName)
-}
-
-export async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
-  yield* items
 }
 
 export const INDEX_COMMANDS: Record<string, CommandHandler> = { createIndexes, listIndexes, dropIndexes }
