@@ -187,6 +187,20 @@ describe('API file errors point at the line and column of the offending value', 
     assert.deepEqual(issuesOf(u), [`${locate(u, '"adminRole"')} unknown security scheme 'adminRole' (openapi.securitySchemes: none) (/routers/tags/guards/getAll/0/securityScheme)`])
   })
 
+  it('two headers whose derived security scheme names collide (x!a and x_a), at the second header; the same header twice, in any case, is one scheme', () => {
+    const file = base()
+    file.routers['tags']!['guards'] = { getAll: [{ header: 'x_a', equals: 'a' }], deleteOne: [{ header: 'X-Role', equals: 'r' }, { header: 'x-role', equals: 'r' }, { header: 'x!a', equals: 'b' }] }
+    const t = text(file)
+    assert.deepEqual(issuesOf(t), [
+      `${locate(t, '"x!a"')} header 'x!a' and header 'x_a' (line ${locate(t, '"x_a"').split(':')[0]}) both get the security scheme name 'x_a': name one with 'securityScheme' (/routers/tags/guards/deleteOne/2/header)`,
+    ])
+    // A scheme the file declares under that name documents them both: no collision to report.
+    const declared = base() as ReturnType<typeof base> & { openapi?: unknown }
+    declared.routers['tags']!['guards'] = { getAll: [{ header: 'x_a', equals: 'a' }], deleteOne: [{ header: 'x!a', equals: 'b' }] }
+    declared.openapi = { securitySchemes: { x_a: { type: 'apiKey', in: 'header', name: 'x_a' } } }
+    assert.deepEqual(issuesOf(text(declared)), [])
+  })
+
   it('openapi: an unknown key, a license without a name, a scheme of no known shape, a scheme name that is not one, a router name that is not an identifier', () => {
     const file = base() as ReturnType<typeof base> & { openapi?: unknown }
     file.openapi = {

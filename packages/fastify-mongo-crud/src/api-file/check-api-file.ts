@@ -1,6 +1,7 @@
 import type { ApiFile, Guards, JsonSchemaObject, ModelUse, RouterDeclaration } from './api-file.js'
 import type { ApiFileIssue } from './api-file-error.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
+import { derivedSchemeName } from './to-openapi-options.js'
 
 /**
  * What the JSON Schema cannot say about a file that matches it: names that must refer to something
@@ -19,10 +20,29 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
   const checkScheme = (name: string | undefined, pointer: string, onKey = false) => {
     if (name !== undefined && !schemes.includes(name)) report(pointer, `unknown security scheme '${name}' (openapi.securitySchemes: ${schemes.join(', ') || 'none'})`, onKey)
   }
+  /**
+   * A header check that names no scheme gets one named after its header (to-openapi-options.ts). Two
+   * headers that get one name would share one scheme, which documents only the first header.
+   */
+  const derived = new Map<string, { header: string, pointer: string }>()
+  const checkDerivedScheme = (access: { header: string, securityScheme?: string | undefined }, pointer: string) => {
+    if (access.securityScheme !== undefined) return
+    const name = derivedSchemeName(access.header)
+    // A scheme the file declares under that name documents them all, as the file says.
+    if (schemes.includes(name)) return
+    const header = access.header.toLowerCase()
+    const first = derived.get(name)
+    if (first === undefined) derived.set(name, { header, pointer: `${pointer}/header` })
+    else if (first.header !== header) {
+      const line = positions.get(first.pointer)?.value.line
+      report(`${pointer}/header`, `header '${access.header}' and header '${first.header}' (line ${line}) both get the security scheme name '${name}': name one with 'securityScheme'`)
+    }
+  }
   const checkGuards = (guards: Guards | undefined, pointer: string) => {
     for (const [route, list] of Object.entries(guards ?? {})) {
       list.forEach((guard, index) => {
         checkScheme(guard.securityScheme, `${pointer}/guards/${route}/${index}/securityScheme`)
+        checkDerivedScheme(guard, `${pointer}/guards/${route}/${index}`)
       })
     }
   }
@@ -66,6 +86,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
     const fields = checkUse(router, pointer)
     checkGuards(router.guards, pointer)
     checkScheme(router.scope?.securityScheme, `${pointer}/scope/securityScheme`)
+    if (router.scope !== undefined) checkDerivedScheme(router.scope, `${pointer}/scope`)
     if (fields !== undefined) checkRouterFields(router, fields, pointer, report)
     router.populates?.forEach((populate, index) => {
       const at = `${pointer}/populates/${index}`

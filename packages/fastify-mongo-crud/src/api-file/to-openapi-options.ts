@@ -7,10 +7,11 @@ import type { ApiFile, Guard, Guards, Scope } from './api-file.js'
  * of a file shows in the OpenAPI document even when the file declares no scheme.
  */
 export function schemeNameOf(access: Guard | Scope): string {
-  return access.securityScheme ?? derivedName(access.header)
+  return access.securityScheme ?? derivedSchemeName(access.header)
 }
 
-const derivedName = (header: string) => header.toLowerCase().replace(/[^a-z0-9._-]/g, '_')
+/** Two headers that differ only in such characters get one name: check-api-file.ts refuses that. */
+export const derivedSchemeName = (header: string) => header.toLowerCase().replace(/[^a-z0-9._-]/g, '_')
 
 /**
  * createApp's `openapi` option: the file's `openapi`, its `securitySchemes` completed by an apiKey
@@ -22,7 +23,7 @@ export function toOpenApiOptions(api: ApiFile): OpenAPIDocsOptions {
   const derived: Record<string, SecurityScheme> = {}
   for (const access of accessChecks(api)) {
     if (access.securityScheme !== undefined) continue
-    const name = derivedName(access.header)
+    const name = derivedSchemeName(access.header)
     if (!Object.hasOwn(declared, name) && !Object.hasOwn(derived, name)) derived[name] = { type: 'apiKey', in: 'header', name: access.header.toLowerCase() }
   }
   const securitySchemes = { ...declared, ...derived }
