@@ -196,6 +196,47 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
     }
   })
 
+  it('instances sharing FMC_SECRET (two on one database) accept each other\'s page cursors and ETags; one without it refuses them', async () => {
+    const engine = await openEmbedded()
+    const server = await startWireServer(engine)
+    const secret = 's'.repeat(32)
+    const env = { MONGODB_URI: server.uri.replace(/\/?(\?|$)/, '/shared$1') }
+    const started: ServedApi[] = []
+    const start = async (options: { secret?: string }) => {
+      const served = await startApi(loaded, { ...LOCAL, ...options }, env)
+      started.push(served)
+      return served
+    }
+    try {
+      const [a, b] = [await start({ secret }), await start({ secret })]
+      // Without a secret an instance has its process's random one (here the test's process: shared by all of its instances).
+      const lone = await start({})
+      const headers = { 'x-user': OWNER }
+      let id = ''
+      for (const title of ['a', 'b', 'c']) id = ((await (await fetch(`${a.origin}/tasks`, json({ title }))).json()) as { id: string }).id
+      /** The next page's URL (path and query) that `served` links from the first page of 2. */
+      const nextPage = async (served: ServedApi) => {
+        const link = (await fetch(`${served.origin}/tasks?limit=2&sort_by=title`, { headers })).headers.get('link') ?? ''
+        return /^<[^>]*?(\/tasks\?[^>]+)>; rel="next"$/.exec(link)?.[1] ?? assert.fail(`no next link: ${link}`)
+      }
+      const tagOf = async (served: ServedApi) => (await fetch(`${served.origin}/tasks/${id}`, { headers })).headers.get('etag') ?? assert.fail('no ETag')
+
+      const shared = await fetch(`${b.origin}${await nextPage(a)}`, { headers })
+      assert.equal(shared.status, 200)
+      assert.deepEqual(((await shared.json()) as { title: string }[]).map((task) => task.title), ['c'])
+      assert.equal((await fetch(`${b.origin}/tasks/${id}`, { headers: { ...headers, 'if-none-match': await tagOf(a) } })).status, 304)
+
+      const refused = await fetch(`${lone.origin}${await nextPage(a)}`, { headers })
+      assert.equal(refused.status, 400)
+      assert.match(((await refused.json()) as { detail: string }).detail, /^cursor is invalid, or was issued for another filter/)
+      assert.equal((await fetch(`${lone.origin}/tasks/${id}`, { headers: { ...headers, 'if-none-match': await tagOf(a) } })).status, 200)
+    } finally {
+      for (const served of started) await served.close()
+      await server.close()
+      await engine.close()
+    }
+  })
+
   it('a file asking for MongoDB without MONGODB_URI is an error at the engine key', async () => {
     const mongo = join(dir, 'mongo.json')
     const text = JSON.stringify({ ...API, database: { engine: 'mongodb' } }, null, 2)
@@ -235,6 +276,15 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
       assert.deepEqual(parseServeArgs(['serve', 'a.json', '--port', '0', '--host', '::1', '--data', 'd'], { PORT: '9000' }), { command: 'serve', file: 'a.json', port: 0, host: '::1', data: 'd' })
       assert.deepEqual(parseServeArgs(['check', 'a.json'], {}), { command: 'check', file: 'a.json', port: 8000, host: '127.0.0.1', data: undefined })
       assert.deepEqual(parseServeArgs(['--help'], {}), { command: 'help' })
+    })
+
+    it('takes FMC_SECRET, at least 32 characters, as the secret of page cursors and ETags', () => {
+      const secret = 'k'.repeat(32)
+      assert.deepEqual(parseServeArgs(['serve', 'api.json'], { FMC_SECRET: secret }), { command: 'serve', file: 'api.json', port: 8000, host: '127.0.0.1', data: undefined, secret })
+      assert.throws(
+        () => parseServeArgs(['serve', 'api.json'], { FMC_SECRET: 'short' }),
+        (error) => error instanceof UsageError && error.message === 'FMC_SECRET must be a secret of at least 32 characters, got one of 5'
+      )
     })
 
     it('refuses a bad port, an unknown command or option, a missing file', () => {

@@ -13,6 +13,12 @@ import { type FileRouter, toRouterOptions } from './to-router-options.js'
 export interface BuildApiAppOptions {
   /** Passed to Fastify after the file's own settings (`limits.bodyLimit`): a logger, for example. */
   fastify?: FastifyServerOptions
+  /**
+   * Every router's `cursorSecret` and `etagKey` (at least 32 characters): instances serving one API
+   * must share it, or a page cursor or an ETag one answered fails on another. Default: random per process.
+   * One secret serves both: the cursor key is derived from it, the ETags key an HMAC with it directly.
+   */
+  secret?: string
 }
 
 /**
@@ -38,6 +44,7 @@ export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: 
       const pointer = `/routers/${escapePointer(name)}`
       try {
         const router = toRouterOptions(loaded, catalog, db, name)
+        if (options.secret !== undefined) Object.assign(router.options, { cursorSecret: options.secret, etagKey: options.secret })
         routers.push(router)
         await app.register(CRUDRouter, router.options)
       } catch (error) {

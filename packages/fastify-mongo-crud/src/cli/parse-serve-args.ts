@@ -9,6 +9,8 @@ export interface ServeCommand {
   host: string
   /** `--data`: the embedded engine's data directory, relative to the working directory. */
   data: string | undefined
+  /** FMC_SECRET: what every router seals its page cursors and keys its ETags with (default: random per process). */
+  secret?: string
 }
 
 export type CliCommand = ServeCommand | { command: 'help' }
@@ -25,11 +27,16 @@ export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [
   The database: --data, else MONGODB_URI (MongoDB), else FMC_DATA_DIR (embedded engine), else the
   file's "database", else the embedded engine in memory. The embedded engine is the package
   @fastify-mongo-crud/embedded, installed separately.
+  FMC_SECRET (at least 32 characters) seals page cursors and keys ETags: give every instance serving
+  one API the same, so that a cursor or ETag one answered holds on the others.
   File format: schema/api-file.schema.json in this package, docs/api-file.md in the repository.`
 
 export class UsageError extends Error {}
 
-/** Parses the command line (`env` for PORT and HOST); throws UsageError naming the bad argument. */
+/** At least what `cursorSecret` takes; `etagKey` takes 16 characters or more. */
+const SECRET_CHARACTERS = 32
+
+/** Parses the command line (`env` for PORT, HOST and FMC_SECRET); throws UsageError naming the bad argument. */
 export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
   let parsed: ReturnType<typeof parse>
   try {
@@ -47,7 +54,11 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   const port = Number(portText)
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`The port must be an integer from 0 to 65535, got ${JSON.stringify(portText)}`)
   if (values.data === '') throw new UsageError('--data must not be empty')
-  return { command, file, port, host: values.host ?? (env['HOST'] || '127.0.0.1'), data: values.data }
+  const secret = env['FMC_SECRET']
+  if (secret !== undefined && secret.length < SECRET_CHARACTERS) {
+    throw new UsageError(`FMC_SECRET must be a secret of at least ${SECRET_CHARACTERS} characters, got one of ${secret.length}`)
+  }
+  return { command, file, port, host: values.host ?? (env['HOST'] || '127.0.0.1'), data: values.data, ...(secret === undefined ? {} : { secret }) }
 }
 
 function parse(argv: readonly string[]) {

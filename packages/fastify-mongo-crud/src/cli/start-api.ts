@@ -15,11 +15,11 @@ export interface ServedApi {
 }
 
 /** Opens the database the command and the environment choose, builds the file's app on it and listens. */
-export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
+export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data' | 'secret'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
   const database = await openDatabase(chooseDatabase(loaded, command.data, env))
   let app: FastifyInstance
   try {
-    app = await buildApiApp(loaded, database.db)
+    app = await buildApiApp(loaded, database.db, command.secret === undefined ? {} : { secret: command.secret })
     await app.listen({ port: command.port, host: command.host })
   } catch (error) {
     await database.close()
