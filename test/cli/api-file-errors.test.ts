@@ -60,7 +60,7 @@ describe('API file errors point at the line and column of the offending value', 
     const file = base()
     file.routers['notes']!['colection'] = 'x'
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, defaultSort, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
   })
 
   it('a value of the wrong type or outside its range, at the value', () => {
@@ -161,6 +161,15 @@ describe('API file errors point at the line and column of the offending value', 
         assert.ok(error instanceof ApiFileError)
         assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(t, '"tags": {')} /routers/tags`])
         assert.match(error.issues[0]!.message, /'indexes\[0\]'.key names 'lable', which is not '_id' or a field of the model \(FMC_ERR_OPTIONS_INVALID\)$/)
+        return true
+      })
+      const sorted = base()
+      sorted.routers['tags']!['defaultSort'] = { field: 'lable' }
+      const u = text(sorted)
+      await assert.rejects(buildApiApp(parseApiFile(u, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
+        assert.ok(error instanceof ApiFileError)
+        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(u, '"tags": {')} /routers/tags`])
+        assert.match(error.issues[0]!.message, /lable/)
         return true
       })
     } finally {

@@ -68,6 +68,7 @@ const API = {
       collection: 'posts',
       model: 'Post',
       modelOut: 'PostOut2',
+      defaultSort: { field: 'slug', direction: -1 },
       lookups: [{ prefix: 'comments', collection: 'comments2', model: 'Comment2', foreignField: 'postId' }],
     },
   },
@@ -105,6 +106,13 @@ describeEachStore('API file keys, through HTTP', (mode) => {
     assert.deepEqual(filtered.map((p) => p.slug), ['c', 'a'])
     const wide = (await app.inject({ url: `/posts?filters=${encodeURIComponent('{"rank":9}')}`, headers: asAnn })).json()
     assert.deepEqual(wide, [])
+  })
+
+  it('defaultSort: the order of a list that sends no sort_by', async () => {
+    const page = (await app.inject({ url: '/threads?limit=10' })).json() as Array<{ slug: string }>
+    assert.deepEqual(page.map((p) => p.slug), ['z', 'c', 'b', 'a'])
+    const sorted = (await app.inject({ url: '/threads?limit=10&sort_by=slug' })).json() as Array<{ slug: string }>
+    assert.deepEqual(sorted.map((p) => p.slug), ['a', 'b', 'c', 'z'])
   })
 
   it('filterable and sortable: other fields are 422', async () => {

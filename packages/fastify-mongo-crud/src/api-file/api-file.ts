@@ -77,6 +77,8 @@ export interface RouterDeclaration extends ModelUse {
   indexes?: Array<{ key: Record<string, 1 | -1>, unique?: boolean, name?: string }>
   filterable?: string[]
   sortable?: string[]
+  /** The list's order when a request sends no `sort_by` (CRUDRouter's `defaultSort`). */
+  defaultSort?: { field: string, direction?: 1 | -1 }
   notFoundStatus?: 400 | 404
   scope?: Scope
   limits?: RouterLimits

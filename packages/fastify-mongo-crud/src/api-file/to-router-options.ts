@@ -41,6 +41,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     ...(router.indexes === undefined ? {} : { indexes: router.indexes as never }),
     ...(router.filterable === undefined ? {} : { filterable: router.filterable }),
     ...(router.sortable === undefined ? {} : { sortable: router.sortable }),
+    ...(router.defaultSort === undefined ? {} : { defaultSort: router.defaultSort }),
     ...(router.notFoundStatus === undefined ? {} : { notFoundStatus: router.notFoundStatus }),
     ...limits,
     ...toDisabled(router.disable),
