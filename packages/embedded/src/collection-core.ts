@@ -109,10 +109,8 @@ export class CollectionCore {
     const ids = simple ? pointKeysOf(filter) : undefined
     if (ids) return { index: ID_INDEX, keys: ids, sorted: false }
     this.#scheduleBuild()
-    // A secondary index that serves the sort wins; one that only narrows wins over a walk of `_id`s.
-    const indexed = planQuery(filter, this.indexes.usable(), this.storage, options)
-    if (indexed?.sorted) return indexed
-    return indexed ?? planIdOrder(filter, this.storage, options)
+    // A secondary index, whether it serves the sort or only narrows, wins over a walk of `_id`s.
+    return planQuery(filter, this.indexes.usable(), this.storage, options) ?? planIdOrder(filter, this.storage, options)
   }
 
   /**

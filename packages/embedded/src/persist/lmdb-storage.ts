@@ -153,7 +153,7 @@ class LmdbCollection implements CollectionStorage {
   }
 
   get(key: string): Uint8Array | undefined {
-    // lmdb-js's own copy (`get`) is an ArrayBuffer per call; its shared buffer copied into pooled memory costs a tenth.
+    // lmdb-js's own copy (`get`) is an ArrayBuffer per call; its shared read buffer is copied into pooled memory instead.
     const shared = this.#db.getBinaryFast(key)
     return shared === undefined ? undefined : pooledCopy(shared)
   }
