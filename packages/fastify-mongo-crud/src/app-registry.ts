@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
 import { SetupError } from './errors.js'
 import type { MongoModelSchema } from './models.js'
+import type { PopulateReader } from './relations/populate-reader.js'
+import { databaseName } from './store/driver-db.js'
 
 /**
  * What every CRUDRouter of one app knows about the others. Routers are encapsulated plugins, so the
@@ -12,6 +14,10 @@ export interface AppRegistry {
   addModel(schema: TSchema, place: string): void
   /** Records a router serving `collectionName` of `db`, with its output model if any. */
   addRouter(db: object, collectionName: string, modelOut: MongoModelSchema | undefined, place: string): void
+  /** Records how a router serving `collectionName` of `db` reads documents for another router's populate. */
+  addReader(db: object, collectionName: string, reader: PopulateReader): void
+  /** The readers of every router of the app serving `collectionName` of `db`. */
+  readersFor(db: object, collectionName: string): readonly PopulateReader[]
   /** The output model of the first router of the app serving `collectionName` of `db` with one. */
   modelOutFor(db: object, collectionName: string): { modelOut: MongoModelSchema, place: string } | undefined
   /** Records a router's operationIds, unless one is taken: then answers where, and records nothing. */
@@ -39,7 +45,15 @@ function createRegistry(): AppRegistry {
   const routers: Array<{ db: object | string, collectionName: string, modelOut: MongoModelSchema, place: string }> = []
   const operationIds = new Map<string, string>()
   const services = new Map<string, unknown>()
+  const readers: Array<{ db: object | string, collectionName: string, reader: PopulateReader }> = []
   return {
+    addReader(db, collectionName, reader) {
+      readers.push({ db: databaseOf(db), collectionName, reader })
+    },
+    readersFor(db, collectionName) {
+      const database = databaseOf(db)
+      return readers.filter((entry) => entry.db === database && entry.collectionName === collectionName).map((entry) => entry.reader)
+    },
     claimOperationIds(ids, place) {
       for (const id of ids) {
         const taken = operationIds.get(id)
@@ -79,11 +93,8 @@ function createRegistry(): AppRegistry {
   }
 }
 
-/**
- * Which database a handle reaches: its name when it has one. The driver's `client.db(name)` makes a
- * new handle on every call, so routers of one database often hold different handle objects.
- */
+/** Which database a handle reaches: its name when it has one, else the handle itself. */
 function databaseOf(db: object): object | string {
-  const name = (db as { databaseName?: unknown }).databaseName
-  return typeof name === 'string' ? `db:${name}` : db
+  const name = databaseName(db)
+  return name === undefined ? db : `db:${name}`
 }

@@ -65,6 +65,13 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
    * (SPEC §4.2 rule 4, the default) or `'and'` them with the scope, so scoped lists can search.
    */
   filtersUnderScope?: 'ignore' | 'and'
+  /**
+   * Whether a create under a `filterDependency` scope may choose its document's `id`: `'refuse'` (the
+   * default) answers 422 to a body with an `id`. `'allow'` accepts it, and opens an oracle: ids are
+   * unique across scopes, so a create answering "not created" (or 412 with `If-None-Match: *`) tells
+   * the caller that some other caller's document has that id.
+   */
+  clientIdsUnderScope?: 'refuse' | 'allow'
   /** Status of "Document not found" answers: 400 as the spec says, or 404. */
   notFoundStatus?: 400 | 404
   /** Fields clients may filter on (dotted paths); default: the output model's fields. */
@@ -118,6 +125,7 @@ export interface ResolvedRouterOptions {
   readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
   readonly filterDependency: ((request: FastifyRequest) => unknown) | undefined
   readonly filtersUnderScope: 'ignore' | 'and'
+  readonly clientIdsUnderScope: 'refuse' | 'allow'
   readonly notFoundStatus: 400 | 404
   readonly filterable: readonly string[] | undefined
   readonly sortable: readonly string[] | undefined
@@ -201,14 +209,11 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (filterDependency !== undefined && typeof filterDependency !== 'function') {
     throw fail(`'filterDependency' must be a function, received ${describeValue(filterDependency)}`)
   }
-  const filtersUnderScope = raw['filtersUnderScope'] ?? 'ignore'
-  if (filtersUnderScope !== 'ignore' && filtersUnderScope !== 'and') {
-    throw fail(`'filtersUnderScope' must be 'ignore' or 'and', received ${describeValue(filtersUnderScope)}`)
-  }
+  const filtersUnderScope = oneOf(raw, 'filtersUnderScope', ['ignore', 'and'] as const)
+  const clientIdsUnderScope = oneOf(raw, 'clientIdsUnderScope', ['refuse', 'allow'] as const)
   const etagKey = optional(raw, 'etagKey', 'string')
   if (etagKey !== undefined && etagKey.length < 16) throw fail(`'etagKey' must be a secret of 16 characters or more, received one of ${etagKey.length}`)
-  const notFoundStatus = raw['notFoundStatus'] ?? 400
-  if (notFoundStatus !== 400 && notFoundStatus !== 404) throw fail(`'notFoundStatus' must be 400 or 404, received ${describeValue(notFoundStatus)}`)
+  const notFoundStatus = oneOf(raw, 'notFoundStatus', [400, 404] as const)
   return Object.freeze({
     model,
     modelOut: modelOut as MongoModelSchema | undefined,
@@ -226,6 +231,7 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
     filterDependency: filterDependency as ResolvedRouterOptions['filterDependency'],
     filtersUnderScope,
+    clientIdsUnderScope,
     notFoundStatus,
     filterable: stringList(raw, 'filterable'),
     sortable: stringList(raw, 'sortable'),
@@ -266,6 +272,15 @@ function optional<T extends 'string' | 'boolean'>(raw: Record<string, unknown>, 
   if (value === undefined) return undefined
   if (typeof value !== type) throw fail(`'${key}' must be a ${type}, received ${describeValue(value)}`)
   return value as T extends 'string' ? string : boolean
+}
+
+/** One of `values`, the first when the key is left out. */
+function oneOf<const T extends string | number>(raw: Record<string, unknown>, key: string, values: readonly [T, ...T[]]): T {
+  const value = raw[key] ?? values[0]
+  if (!values.includes(value as T)) {
+    throw fail(`'${key}' must be ${values.map((v) => JSON.stringify(v).replaceAll('"', "'")).join(' or ')}, received ${describeValue(value)}`)
+  }
+  return value as T
 }
 
 function positiveInteger(raw: Record<string, unknown>, key: string, min: number): number | undefined {

@@ -9,6 +9,7 @@ import { registerRouterModels } from './register-router-models.js'
 import { buildEmbedRoutes, planEmbed } from './relations/embed-routes.js'
 import { buildLookupRoutes, planLookup } from './relations/lookup-routes.js'
 import { buildPopulator, resolvePopulatesOnce } from './relations/populate.js'
+import { buildPopulateReader } from './relations/populate-reader.js'
 import { buildCreateRoute } from './routes/create.js'
 import { buildListRoute } from './routes/list.js'
 import { buildReadRoute } from './routes/read.js'
@@ -24,6 +25,7 @@ import { useJsonBodyParser } from './schema/json-body-parser.js'
 import { buildShape } from './schema/model-shape.js'
 import { partialModel, refTo as ref } from './schema/partial-model.js'
 import { restrictShape } from './schema/restrict-shape.js'
+import { routerRefs } from './schema/router-refs.js'
 import { compileModelSerializer, createSerializerCompiler } from './schema/serializer.js'
 import { createValidatorCompiler } from './schema/validator.js'
 import { buildCrudService } from './service/build-service.js'
@@ -41,9 +43,10 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const baseOut = options.modelOut ?? model
   const patch = partialModel(model)
   const typed = buildShape(model)
-  const outShape = buildShape(baseOut)
-  const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable)
-  const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable)
+  // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
+  const outShape = buildShape(baseOut, routerRefs(options))
+  const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable, outShape)
+  const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable, outShape)
   const populator = buildPopulator(options, baseOut, typed)
   const out = populator?.outSchema ?? baseOut
 
@@ -54,8 +57,9 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     { typed, visible, sortable, scopeShape: typed },
     { visible, typed, limits: options.filterLimits },
     { body: ref(model), patch: ref(patch), read: ref(out) },
-    populator === undefined ? async (doc) => doc : async (doc) => (await populator.populate([doc]))[0]!
+    populator === undefined ? async (doc) => doc : async (doc, caller) => (await populator.populate([doc], caller))[0]!
   )
+  appRegistry(fastify).addReader(options.db, options.collectionName, buildPopulateReader(context))
   const lookups = options.lookups.map((lookup) => planLookup(lookup, options, context))
   const embeds = options.embeds.map((embed) => planEmbed(embed, context))
   const lookupNames = lookups.map((plan) => namingOf(identifierOf(plan.lookup.prefix)))
@@ -112,7 +116,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const itemUrl = `/:${context.itemParam}`
   const { disabled } = options
   const routes: RouteOptions[] = []
-  const mainPresenter = presenter(out, source, populator === undefined ? undefined : (docs) => populator.populate(docs))
+  const mainPresenter = presenter(out, source, populator === undefined ? undefined : (docs, caller) => populator.populate(docs, caller))
   if (!disabled.has('GetAll')) routes.push(buildListRoute(context, listUrl, mainPresenter))
   if (!disabled.has('CreateOne')) routes.push(buildCreateRoute(context, listUrl))
   if (!disabled.has('GetOne')) routes.push(buildReadRoute(context, itemUrl))

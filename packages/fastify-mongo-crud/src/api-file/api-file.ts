@@ -42,6 +42,8 @@ export interface Scope {
   header: string
   detail?: string
   filters?: 'ignore' | 'and'
+  /** Whether creates may choose a document's `id` (`clientIdsUnderScope`): refused by default. */
+  clientIds?: 'refuse' | 'allow'
   /** As a guard's `securityScheme`. */
   securityScheme?: string
 }

@@ -1,3 +1,4 @@
+import { localFieldProblem } from '../relations/check-local-field.js'
 import type { ApiFile, Guards, JsonSchemaObject, ModelUse, RouterDeclaration } from './api-file.js'
 import type { ApiFileIssue } from './api-file-error.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
@@ -104,10 +105,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
       if (childFields !== undefined && !Object.hasOwn(childFields, lookup.foreignField)) {
         report(`${at}/foreignField`, `foreign field '${lookup.foreignField}' is not a field of model '${lookup.model}'`)
       }
-      const local = lookup.localField ?? '_id'
-      if (fields !== undefined && local !== '_id' && !Object.hasOwn(fields, local)) {
-        report(`${at}/localField`, `local field '${local}' is not '_id' or a field of model '${router.model}'`)
-      }
+      if (fields !== undefined) checkLocalField(file, router, fields, lookup.localField ?? '_id', `${at}/localField`, report)
     })
     router.embeds?.forEach((embed, index) => {
       const at = `${pointer}/embeds/${index}`
@@ -135,6 +133,24 @@ function checkRouterFields(router: RouterDeclaration, fields: Record<string, Jso
     if (field === undefined) report(`${pointer}/scope/field`, `scope field '${scope.field}' is not a field of model '${router.model}'`)
     else if (field['type'] !== 'string') report(`${pointer}/scope/field`, `scope field '${scope.field}' must be a string field (header values are strings)`)
   }
+}
+
+/** A lookup's `localField`: a field of the parent's model, and a safe link (what registration would refuse, in its words). */
+function checkLocalField(
+  file: ApiFile,
+  router: RouterDeclaration,
+  fields: Record<string, JsonSchemaObject>,
+  local: string,
+  pointer: string,
+  report: (pointer: string, message: string) => void
+) {
+  if (local !== '_id' && !Object.hasOwn(fields, local)) {
+    report(pointer, `local field '${local}' is not '_id' or a field of model '${router.model}'`)
+    return
+  }
+  const required = file.models[router.model]?.required ?? []
+  const problem = localFieldProblem({ localField: local, identifierField: router.identifierField ?? '_id', indexes: router.indexes ?? [], model: router.model, required })
+  if (problem !== undefined) report(pointer, problem)
 }
 
 /** Requirements that name undeclared fields, and patterns that are not regular expressions, anywhere in a model. */

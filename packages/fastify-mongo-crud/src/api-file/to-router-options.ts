@@ -46,7 +46,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     ...limits,
     ...toDisabled(router.disable),
     ...toDependencies(router.guards, scope?.check),
-    ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? 'ignore' }),
+    ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? 'ignore', clientIdsUnderScope: router.scope?.clientIds ?? 'refuse' }),
     populates: (router.populates ?? []).map((populate) => {
       const target = api.routers[populate.router]!
       const targetOut = catalog.output(target, populate.router)

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 import { invalidQuery } from '../errors.js'
 import { buildShape } from '../schema/model-shape.js'
+import { checkClientPath } from './check-client-path.js'
 
 /** The fields each request asked for with `fields=`, so the output fit does not report the others missing. */
 const selections = new WeakMap<FastifyRequest, ReadonlySet<string>>()
@@ -22,6 +23,7 @@ export function fieldSelector(outModel: TSchema): (request: FastifyRequest, raw:
     const selected = new Set<string>(['id'])
     for (const name of names) {
       if (name === '') continue
+      checkClientPath('fields', name)
       if (!shown.has(name)) throw invalidQuery(`fields: "${name}" is not a field of the output model`)
       selected.add(name)
     }

@@ -1,6 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { isObjectId, isObjectIdHex } from '../store/object-id.js'
+import { checkClientKey, checkClientPath } from './check-client-path.js'
 import type { Condition, Filter, FilterValue } from './filter.js'
 import { checkClientRegex } from './regex-safety.js'
 
@@ -30,8 +31,6 @@ export interface FilterContext {
 const LOGICAL = new Set(['$and', '$or', '$nor'])
 const COMPARISON = { $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' } as const
 const LIST = { $in: 'in', $nin: 'nin', $all: 'all' } as const
-/** Keys that could poison prototypes or forge BSON types in any driver that trusts them. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '_bsontype'])
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -85,9 +84,7 @@ class FilterParser {
 
   private field(key: string, value: Json, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
     this.enter(depth)
-    const segments = key.split('.')
-    if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidFilter(`filters: "${key}" is not a valid field path`)
-    for (const segment of segments) checkKey(segment)
+    const segments = checkClientPath('filters', key)
     // The AST names the identifier `id`, as clients do. Row scopes are trusted server code written
     // in MongoDB's terms (`_id`, ObjectId values): they enter the AST through this same parser, so
     // their `_id` becomes `id` here (and their ObjectIds hex in `value`), and the AST speaks one
@@ -204,8 +201,12 @@ class FilterParser {
         throw invalidFilter(`filters: "${key}" expects a value of type ${[...node.types].join(' or ')}`)
       }
       case 'object': {
-        if (!isPlainObject(value)) throw invalidFilter(`filters: "${key}" expects an object`)
-        return this.object(key, value, (name) => node.fields.get(name) ?? { kind: 'any' }, depth)
+        if (isPlainObject(value)) return this.object(key, value, (name) => node.fields.get(name) ?? { kind: 'any' }, depth)
+        // A union of an object and scalars (`string | { ... }`) takes a value of either.
+        const type = typeof value
+        if (!Array.isArray(value) && (type === 'string' || type === 'number' || type === 'boolean') && node.scalars?.has(type)) return value
+        if (node.scalars === undefined) throw invalidFilter(`filters: "${key}" expects an object`)
+        throw invalidFilter(`filters: "${key}" expects a value of type ${[...node.scalars, 'object'].join(' or ')}`)
       }
       case 'any':
         if (Array.isArray(value)) return value.map((v) => this.value(key, v, node, depth + 1))
@@ -257,11 +258,13 @@ class FilterParser {
   }
 }
 
+/** Operators and the keys of values are checked by the same rule as every path a client names. */
 function checkKey(key: string): void {
-  if (FORBIDDEN_KEYS.has(key)) throw invalidFilter(`filters: key "${key}" is not allowed`)
+  checkClientKey('filters', key)
 }
 
 function acceptsStrings(node: ShapeNode): boolean {
   if (node.kind === 'array') return acceptsStrings(node.item)
+  if (node.kind === 'object') return node.scalars?.has('string') === true
   return node.kind === 'any' || (node.kind === 'scalar' && node.types.has('string'))
 }

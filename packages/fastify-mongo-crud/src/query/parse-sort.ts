@@ -1,5 +1,6 @@
 import { invalidQuery } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { checkClientPath } from './check-client-path.js'
 import type { ListQueryString, SortSpec } from './list-query.js'
 
 /**
@@ -20,8 +21,8 @@ export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument
     direction = query.sort_dir
   }
   if (query.sort_by === undefined || query.sort_by === '') return undefined
-  const segments = query.sort_by.split('.')
-  if (segments.some((s) => s === '' || s.startsWith('$'))) throw invalidQuery(`sort_by: "${query.sort_by}" is not a valid field path`)
+  // Checked before the shape is asked: below an open field (`Type.Record`) the shape accepts any name.
+  const segments = checkClientPath('sort_by', query.sort_by)
   // The query names the identifier `id`, as clients do (the store sorts by `_id`); the shapes name it `_id`.
   const identifier = (segments[0] === 'id' || segments[0] === '_id') && isDocument
   if (identifier) segments[0] = '_id'

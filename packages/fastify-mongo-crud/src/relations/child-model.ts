@@ -18,11 +18,13 @@ export interface ChildModel {
 export function buildChildModel(
   model: MongoModelSchema,
   modelOut: MongoModelSchema | undefined,
-  parentListSpec: ListSpec
+  parentListSpec: ListSpec,
+  /** The router's models by `$id`, for `$ref`s in the output model (schema/router-refs.ts). */
+  refs: ReadonlyMap<string, TSchema> = new Map()
 ): ChildModel {
   const out = modelOut ?? model
   const typed = buildShape(model)
-  const visible = buildShape(out)
+  const visible = buildShape(out, refs)
   const patch = partialModel(model)
   const filterContext: FilterContext = { visible, typed, limits: parentListSpec.filterContext.limits }
   return {

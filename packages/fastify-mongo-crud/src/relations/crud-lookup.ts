@@ -12,7 +12,11 @@ export interface CRUDLookupOptions<M extends InModel = InModel, O extends OutMod
   collectionName: string
   /** Path segment of the child routes, without a leading slash (`messages`). */
   prefix: string
-  /** Field of the parent that children point at (usually `_id`). */
+  /**
+   * Field of the parent that children point at: `_id`, or a field the parent model requires that is the
+   * router's `identifierField` or has a unique index of its own (checked when the router registers). The
+   * router then refuses a PUT or PATCH of the parent that would change it (docs/security.md).
+   */
   localField: string
   /** Field of the child that holds the parent's `localField` value. */
   foreignField: string

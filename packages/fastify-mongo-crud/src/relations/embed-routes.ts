@@ -22,6 +22,7 @@ import type { RouterContext } from '../routes/router-context.js'
 import { type ListPresenter, type ListSource, serveList } from '../routes/serve-list.js'
 import { answerTotalCount, countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
+import { routerRefs } from '../schema/router-refs.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDEmbed } from './crud-embed.js'
@@ -37,7 +38,7 @@ export interface EmbedPlan {
 }
 
 export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
-  const child = buildChildModel(embed.model, embed.modelOut, context.listSpec)
+  const child = buildChildModel(embed.model, embed.modelOut, context.listSpec, routerRefs(context.options))
   return { embed, child, items: context.store.arrayItems(embed.embedName, child.typed) }
 }
 
@@ -54,7 +55,8 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
   const deps = embed.dependencies
   const itemId = (request: FastifyRequest) => (request.params as Record<string, string>)[ITEM_PARAM] ?? ''
   const name = `${embed.embedName} of one ${context.options.collectionName} document`
-  const key = context.options.etagKey
+  /** Tags bound to the array and the parent of the request (routes/etag.ts). */
+  const keyOf = (request: FastifyRequest) => context.itemEtagKey(request, embed.embedName)
   const changed = preconditionFailedResponse('If-Match names another version of the item')
   /** The item as stored, for `If-Match` (a missing parent is not found; a missing item, undefined). */
   const snapshot = (request: FastifyRequest, filter: Filter) => async () => {
@@ -97,7 +99,7 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         const filter = await parentFilter(context, request)
         const created = await writeOrExplain(() => items.push(filter, request.body as WireDoc), notCreated)
         if (created === undefined) return explainMiss(request, createOnly(request) ? exists : notCreated)
-        sendETag(reply, created, key)
+        sendETag(reply, created, keyOf(request))
         return setLocation(request, reply, created['id']).code(201).send(created)
       },
     },
@@ -111,7 +113,7 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const found = await items.get(await parentFilter(context, request), itemId(request))
         if (found?.item === undefined) throw context.notFound()
-        if (notModified(request, reply, found.item, key)) return reply.code(304).send()
+        if (notModified(request, reply, found.item, keyOf(request))) return reply.code(304).send()
         return found.item
       },
     },
@@ -129,11 +131,11 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
           throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
         }
         const filter = await parentFilter(context, request)
-        const unchanged = await checkIfMatch(request, key, snapshot(request, filter), notUpdated)
+        const unchanged = await checkIfMatch(request, keyOf(request), snapshot(request, filter), notUpdated)
         const write = () => writeOrExplain(() => items.update(filter, itemId(request), changes, unchanged), notUpdated)
         const updated = await guardedWrite(unchanged, write, stillThere(request, filter))
         if (updated === undefined) return explainMiss(request, notUpdated)
-        sendETag(reply, updated, key)
+        sendETag(reply, updated, keyOf(request))
         return updated
       },
     },
@@ -147,7 +149,7 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       }), { summary: `Remove one of the ${name}`, headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const filter = await parentFilter(context, request)
-        const unchanged = await checkIfMatch(request, key, snapshot(request, filter), notDeleted)
+        const unchanged = await checkIfMatch(request, keyOf(request), snapshot(request, filter), notDeleted)
         const pull = () => items.pull(filter, itemId(request), unchanged)
         if (!(await guardedWrite(unchanged, pull, stillThere(request, filter)))) return explainMiss(request, notDeleted)
         return reply.code(204).send()

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { allOf, type Filter, fieldEquals } from '../query/filter.js'
+import { allOf } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
@@ -21,6 +21,7 @@ import {
   sendETag,
 } from '../routes/conditional-request.js'
 import { writeOrExplain } from '../routes/create.js'
+import { collectionPlace, placeKey } from '../routes/etag.js'
 import { nextLinkHeader, prepareListPage } from '../routes/list-page.js'
 import { locationHeader, setLocation } from '../routes/location.js'
 import { oneQuerySchema } from '../routes/read.js'
@@ -29,12 +30,14 @@ import { type ListPresenter, serveList } from '../routes/serve-list.js'
 import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
+import { routerRefs } from '../schema/router-refs.js'
 import { createCollectionStore } from '../store/collection-store.js'
-import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import { checkLocalField } from './check-local-field.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDLookup } from './crud-lookup.js'
-import { childParams, childRouteOptions, enabledRoutes, loadParent, READS_PARENT } from './parent.js'
+import { lookupLink } from './lookup-link.js'
+import { childParams, childRouteOptions, enabledRoutes, READS_PARENT } from './parent.js'
 
 const CHILD_PARAM = 'child_id'
 
@@ -47,13 +50,14 @@ export interface LookupPlan {
 }
 
 export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, context: RouterContext): LookupPlan {
-  const child = buildChildModel(lookup.model, lookup.modelOut, context.listSpec)
+  const child = buildChildModel(lookup.model, lookup.modelOut, context.listSpec, routerRefs(options))
   if (nodeAt(child.typed, [lookup.foreignField]) === undefined) {
     throw new SetupError('FMC_ERR_LOOKUP_INVALID', `CRUDLookup '${lookup.prefix}': 'foreignField' ${JSON.stringify(lookup.foreignField)} is not a field of the child model ${lookup.model.$id}`)
   }
   if (lookup.localField !== '_id' && nodeAt(context.typed, [lookup.localField]) === undefined) {
     throw new SetupError('FMC_ERR_LOOKUP_INVALID', `CRUDLookup '${lookup.prefix}': 'localField' ${JSON.stringify(lookup.localField)} is not a field of the parent model`)
   }
+  checkLocalField(lookup, options)
   // The foreign field comes from the path, so the body may leave it out even when the model requires it.
   const required = (lookup.model as { required?: string[] }).required?.filter((name) => name !== lookup.foreignField)
   const createBody = { ...lookup.model, $id: `${lookup.model.$id}Create`, required } as MongoModelSchema
@@ -72,31 +76,13 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   const listUrl = `${itemUrl}/${lookup.prefix}`
   const oneUrl = `${listUrl}/:${CHILD_PARAM}`
   const deps = lookup.dependencies
-
-  /** The parent's local value as the child stores it, and the filter selecting that parent's children. */
-  async function parentLink(request: FastifyRequest): Promise<{ value: unknown, children: Filter }> {
-    const parent = await loadParent(context, request)
-    const value = (parent[lookup.localField === '_id' ? 'id' : lookup.localField] ?? null) as string | number | null
-    return { value, children: fieldEquals(lookup.foreignField, value) }
-  }
-  function childFilter(request: FastifyRequest, children: Filter): Filter | undefined {
-    const id = (request.params as Record<string, string>)[CHILD_PARAM] ?? ''
-    return isObjectIdHex(id) ? allOf(fieldEquals('id', id.toLowerCase()), children) : undefined
-  }
-  /** Sets the foreign field from the path; a body naming another parent is refused. */
-  function linkBody(request: FastifyRequest, value: unknown): WireDoc {
-    const { id: _id, ...body } = request.body as WireDoc
-    const sent = body[lookup.foreignField]
-    if (sent !== undefined && String(sent).toLowerCase() !== String(value).toLowerCase()) {
-      throw invalidBody([{ loc: ['body', lookup.foreignField], msg: 'Must be the parent in the path, or left out', type: 'foreign_key_mismatch' }])
-    }
-    return { ...body, [lookup.foreignField]: value }
-  }
+  const link = lookupLink(context, lookup, CHILD_PARAM)
   const name = `${lookup.prefix} of one ${context.options.collectionName} document`
   const selectFields = fieldSelector(child.out)
   // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
   const pageSpec = { count: store.count, selectFields, cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
-  const key = context.options.etagKey
+  // The children's tags are those of their collection, as a router serving it would answer them.
+  const key = placeKey(context.options.etagKey, collectionPlace(context.options.db, lookup.collectionName))
   const changed = preconditionFailedResponse('If-Match names another version of the child')
 
   return enabledRoutes(lookup.disabled, {
@@ -108,7 +94,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
       }), { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { children } = await parentLink(request)
+        const { children } = await link.parent(request)
         const raw = request.query as ListQueryString
         const query = parseClientQuery(raw, child.listSpec)
         const page = await prepareListPage(pageSpec, request, reply, { ...query, filter: allOf(children, query.filter) }, raw)
@@ -124,8 +110,8 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         ...preconditionFailedResponse('If-None-Match is `*` and a child with this id exists'),
       }), { summary: `Create one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('create') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value } = await parentLink(request)
-        const created = await writeOrExplain(() => store.insert(linkBody(request, value)), createOnly(request) ? exists : notCreated)
+        const { value } = await link.parent(request)
+        const created = await writeOrExplain(() => store.insert(link.body(request, value)), createOnly(request) ? exists : notCreated)
         sendETag(reply, created, key)
         return setLocation(request, reply, created['id']).code(201).send(created)
       },
@@ -140,7 +126,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
       }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const fields = selectFields(request, (request.query as { fields?: string }).fields)
-        const filter = childFilter(request, (await parentLink(request)).children)
+        const filter = link.child(request, (await link.parent(request)).children)
         const doc = filter === undefined ? undefined : await store.findOne(filter, fields)
         if (doc === undefined) throw context.notFound()
         // A projection is not the stored child: no tag (it could never pass an If-Match), no 304.
@@ -157,10 +143,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         ...changed,
       }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value, children } = await parentLink(request)
+        const { value, children } = await link.parent(request)
         checkBodyId(request)
-        const body = linkBody(request, value)
-        const filter = childFilter(request, children)
+        const body = link.body(request, value)
+        const filter = link.child(request, children)
         if (filter === undefined) throw notReplaced()
         const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notReplaced)
         const write = () => writeOrExplain(() => store.replace(filter, body, [], unchanged), notReplaced)
@@ -179,10 +165,10 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         ...changed,
       }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value, children } = await parentLink(request)
+        const { value, children } = await link.parent(request)
         checkBodyId(request)
-        const changes = linkBody(request, value)
-        const filter = childFilter(request, children)
+        const changes = link.body(request, value)
+        const filter = link.child(request, children)
         if (filter === undefined) throw notUpdated()
         const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notUpdated)
         const write = () => writeOrExplain(() => store.update(filter, { set: changes }, unchanged), notUpdated)
@@ -201,7 +187,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         ...changed,
       }), { summary: `Delete one of the ${name}`, headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const filter = childFilter(request, (await parentLink(request)).children)
+        const filter = link.child(request, (await link.parent(request)).children)
         if (filter === undefined) throw notDeleted()
         const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notDeleted)
         if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()

@@ -4,10 +4,12 @@ import { appRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
+import type { Caller } from '../routes/router-context.js'
 import { buildShape, nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { createCollectionStore } from '../store/collection-store.js'
-import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { WireDoc } from '../store/store.js'
 import type { CRUDPopulate } from './crud-populate.js'
+import type { PopulateReader } from './populate-reader.js'
 
 /** Replaces reference ids by the referenced documents, for GET list and GET one. */
 export interface Populator {
@@ -15,21 +17,35 @@ export interface Populator {
   readonly outSchema: MongoModelSchema
   /** Schemas the output schema refers to, to register as components. */
   readonly schemas: readonly TSchema[]
-  /** One `$in` query per populated field for the whole page, never one per document. */
-  populate(docs: WireDoc[]): Promise<WireDoc[]>
+  /**
+   * One `$in` query per populated field for the whole page, never one per document, read as the
+   * router serving the target collection would answer it to `caller` (relations/populate-reader.ts).
+   */
+  populate(docs: WireDoc[], caller: Caller): Promise<WireDoc[]>
   /**
    * Chooses the output model of each populate declared without one: the `modelOut` of a router of
    * the app serving the target collection. Called once every router has registered; returns, for each
    * populate left with its full model, a warning naming the fields it exposes.
    */
-  resolve(find: (collection: string) => { modelOut: MongoModelSchema, place: string } | undefined): string[]
+  resolve(
+    find: (collection: string) => { modelOut: MongoModelSchema, place: string } | undefined,
+    readers: (collection: string) => readonly PopulateReader[]
+  ): string[]
 }
 
 interface PlannedPopulate {
   field: string
   many: boolean
-  store: CollectionStore
+  collection: string
+  /** Reads the target's documents for a caller; until `resolve`, as declared (no router known). */
+  read: (ids: readonly string[], caller: Caller) => Promise<WireDoc[]>
 }
+
+/**
+ * The ids one document's populated field has read: a list of references longer than this shows its
+ * first ones. A stored array of ids can be long (clients write it); what one request reads must not be.
+ */
+export const MAX_POPULATED_IDS = 1000
 
 const fail = (message: string) => new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: ${message}`)
 
@@ -47,13 +63,20 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
     if (!(populate.field in baseOut.properties)) continue
     properties[populate.field] = many ? { type: 'array', items: { $ref: `${target.$id}#` } } : nullableCopy(target)
     if (populate.modelOut === undefined) unresolved.push({ populate, many })
-    planned.push({ field: populate.field, many, store: createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS }) })
+    const store = createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS })
+    planned.push({ field: populate.field, many, collection: populate.collection, read: (ids) => store.findByIds(ids) })
   }
   const outSchema = { ...baseOut, $id: `${baseOut.$id}Populated`, properties } as MongoModelSchema
   return {
     outSchema,
     schemas,
-    resolve(find) {
+    resolve(find, readers) {
+      for (const plan of planned) {
+        const serving = readers(plan.collection)
+        // Read as every router of the app serving the collection would answer: a document one of
+        // them hides from the caller is missing (an admin router beside a scoped one widens nothing).
+        if (serving.length > 0) plan.read = (ids, caller) => readThroughAll(serving, ids, caller)
+      }
       const warnings: string[] = []
       for (const { populate, many } of unresolved) {
         const served = find(populate.collection)
@@ -69,11 +92,11 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
       }
       return warnings
     },
-    async populate(docs) {
-      for (const { field, many, store } of planned) {
+    async populate(docs, caller) {
+      for (const { field, many, read } of planned) {
         const ids = docs.flatMap((doc) => idsIn(doc[field]))
         if (ids.length === 0) continue
-        const found = new Map((await store.findByIds(ids)).map((doc) => [doc['id'] as string, doc]))
+        const found = new Map((await read(ids, caller)).map((doc) => [doc['id'] as string, doc]))
         for (const doc of docs) {
           const value = doc[field]
           if (value === undefined) continue
@@ -100,7 +123,8 @@ export function resolvePopulatesOnce(fastify: FastifyInstance, db: object, popul
     if (done || populator === undefined) return
     done = true
     const registry = appRegistry(fastify)
-    for (const warning of populator.resolve((collection) => registry.modelOutFor(db, collection))) fastify.log.warn(warning)
+    const warnings = populator.resolve((collection) => registry.modelOutFor(db, collection), (collection) => registry.readersFor(db, collection))
+    for (const warning of warnings) fastify.log.warn(warning)
     const component = fastify.getSchema(populator.outSchema.$id) as { properties: object } | undefined
     if (component !== undefined) component.properties = populator.outSchema.properties
   }
@@ -134,9 +158,21 @@ function objectCopy(target: MongoModelSchema): object {
   }
 }
 
+/** The ids of a populated field, the first MAX_POPULATED_IDS of a list. */
 function idsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value]
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  return Array.isArray(value) ? value.slice(0, MAX_POPULATED_IDS).filter((v): v is string => typeof v === 'string') : []
+}
+
+/** The documents every reader answers: the first reader's, kept when each of the others has them too. */
+async function readThroughAll(readers: readonly PopulateReader[], ids: readonly string[], caller: Caller): Promise<WireDoc[]> {
+  let docs = await readers[0]!(ids, caller)
+  for (const reader of readers.slice(1)) {
+    if (docs.length === 0) break
+    const kept = new Set((await reader(docs.map((doc) => doc['id'] as string), caller)).map((doc) => doc['id']))
+    docs = docs.filter((doc) => kept.has(doc['id']))
+  }
+  return docs
 }
 
 /** The field must be a top-level ObjectId or array of ObjectIds; returns whether it is an array. */

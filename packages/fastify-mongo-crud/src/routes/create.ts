@@ -28,8 +28,8 @@ export function buildCreateRoute(context: RouterContext, url: string): RouteOpti
       const doc = request.body as WireDoc
       await checkCreateInScope(context, request, doc)
       const created = await writeOrExplain(() => context.store.insert(doc), createOnly(request) ? exists : notCreated)
-      sendETag(reply, created, context.options.etagKey)
-      return setLocation(request, reply, created[context.itemParam]).code(201).send(await context.present(created))
+      sendETag(reply, created, context.etagKey)
+      return setLocation(request, reply, created[context.itemParam]).code(201).send(await context.present(created, { request, reply }))
     },
   }
 }

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
+import { databaseName } from '../store/driver-db.js'
 import type { WireDoc } from '../store/store.js'
 
 /**
@@ -27,6 +28,24 @@ export function etagOf(doc: WireDoc, key: string | undefined): string {
 
 /** Used when the router has no `etagKey`. */
 const PROCESS_KEY = randomBytes(32)
+
+/**
+ * The key of the tags of one place: the router's key bound to where the tagged document lives (its
+ * database and collection; for an embedded item, also the array and the parent). A client can write a
+ * copy of a document it can read elsewhere (another collection under the same key, an item with the
+ * same id under its own parent) and vary a hidden field of the copy: were tags the same for the same
+ * content, comparing the copy's tag with the original's would confirm each guess. Bound to the place,
+ * the two never share a tag.
+ */
+export function placeKey(key: string | undefined, place: readonly string[]): string {
+  // NUL cannot occur in a collection name, an array name or a parent id: the parts cannot be shifted.
+  return createHmac('sha256', key ?? PROCESS_KEY).update(place.join('\u0000')).digest('base64url')
+}
+
+/** The place of a collection's documents: its database (when the handle tells it) and its name. */
+export function collectionPlace(db: object, collectionName: string): string[] {
+  return [databaseName(db) ?? '', collectionName]
+}
 
 /** JSON with object keys sorted at every level. */
 function canonicalJson(value: unknown): string {

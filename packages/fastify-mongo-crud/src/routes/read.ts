@@ -31,10 +31,10 @@ export function buildReadRoute(context: RouterContext, url: string): RouteOption
       const doc = filter === undefined ? undefined : await context.store.findOne(filter, fields)
       if (doc === undefined) throw context.notFound()
       // A projection is not the stored document: its tag could never pass an If-Match, so it gets none.
-      if (fields === undefined && notModified(request, reply, doc, context.options.etagKey) && context.options.populates.length === 0) {
+      if (fields === undefined && notModified(request, reply, doc, context.etagKey) && context.options.populates.length === 0) {
         return reply.code(304).send()
       }
-      return context.present(doc)
+      return context.present(doc, { request, reply })
     },
   }
 }

@@ -20,7 +20,7 @@ export function buildRemoveRoute(context: RouterContext, url: string): RouteOpti
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notDeleted()
-      const unchanged = await checkIfMatch(request, context.options.etagKey, () => context.store.findSnapshot(filter), notDeleted)
+      const unchanged = await checkIfMatch(request, context.etagKey, () => context.store.findSnapshot(filter), notDeleted)
       const removed = await guardedWrite(unchanged, () => context.store.remove(filter, unchanged), () => context.store.findOne(filter))
       if (!removed) throw notDeleted()
       return reply.code(204).send()

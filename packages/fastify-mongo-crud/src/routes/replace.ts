@@ -31,7 +31,7 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
       const body = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notReplaced()
-      const unchanged = await checkIfMatch(request, context.options.etagKey, () => context.store.findSnapshot(filter), notReplaced)
+      const unchanged = await checkIfMatch(request, context.etagKey, () => context.store.findSnapshot(filter), notReplaced)
       const doc = await scopedWrite(
         context,
         request,
@@ -45,8 +45,8 @@ export function buildReplaceRoute(context: RouterContext, url: string): RouteOpt
           ),
         notReplaced
       )
-      sendETag(reply, doc, context.options.etagKey)
-      return context.present(doc)
+      sendETag(reply, doc, context.etagKey)
+      return context.present(doc, { request, reply })
     },
   }
 }

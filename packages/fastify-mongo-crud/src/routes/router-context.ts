@@ -1,4 +1,4 @@
-import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
@@ -9,7 +9,17 @@ import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import { collectionPlace, placeKey } from './etag.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
+
+/**
+ * Who a document is shown to: the request (its scope, its headers) and, on a route, the reply the
+ * dependencies of a populate's target router receive (the service API has none, and runs none).
+ */
+export interface Caller {
+  readonly request: FastifyRequest
+  readonly reply?: FastifyReply | undefined
+}
 
 /** What every route of one router shares, computed once at registration. */
 export interface RouterContext {
@@ -25,10 +35,17 @@ export interface RouterContext {
   readonly streams: StreamGate
   /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
   readonly itemParam: string
+  /** The key of this collection's ETags: `etagKey` bound to the database and collection (routes/etag.ts). */
+  readonly etagKey: string
+  /**
+   * The key of the ETags of the items of one embedded array of the request's parent: bound to the
+   * array and to that parent, so an item copied under another parent never shares a tag.
+   */
+  itemEtagKey(request: FastifyRequest, embedName: string): string
   /** `$ref`s of the component schemas; `read` is the output of every route that answers a document. */
   readonly refs: { body: object, patch: object, read: object }
   /** A stored document as GET one answers it (populated); writes answer the same shape. */
-  present(doc: WireDoc): Promise<WireDoc>
+  present(doc: WireDoc, caller: Caller): Promise<WireDoc>
   /**
    * The compiled scope of `filterDependency` for this request (computed once per request); undefined
    * when there is none. A scope the router cannot use matches nothing, and the error is logged once.
@@ -58,6 +75,7 @@ export function buildRouterContext(
   const scopeContext: FilterContext = { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed }
   const scopes = new WeakMap<FastifyRequest, Promise<Filter | undefined>>()
   const logged = new Set<string>()
+  const place = collectionPlace(options.db, options.collectionName)
 
   /**
    * The scope is server code, but it is built from request data (a header, a token claim): a missing
@@ -108,6 +126,11 @@ export function buildRouterContext(
     listSpec: { sortable: shapes.sortable, filterContext, page: options },
     streams: new StreamGate(options.maxStreams ?? DEFAULT_MAX_STREAMS, options.streamIdleTimeout ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS),
     itemParam,
+    etagKey: placeKey(options.etagKey, place),
+    itemEtagKey(request, embedName) {
+      const raw = (request.params as Record<string, string>)[itemParam] ?? ''
+      return placeKey(options.etagKey, [...place, embedName, String(identifierValue(raw, identifierNode) ?? raw)])
+    },
     refs,
     present,
     scope,

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { outOfScope } from '../errors.js'
+import { invalidBody, outOfScope } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import { allOf, type Filter, type FilterValue } from '../query/filter.js'
+import { keepLinkFields } from '../relations/keep-link-fields.js'
 import type { WireDoc } from '../store/store.js'
 import type { RouterContext } from './router-context.js'
 
@@ -23,6 +24,8 @@ export async function scopedWrite<T>(
   write: (filter: Filter) => Promise<T | undefined>,
   refused: () => Error
 ): Promise<T> {
+  // Every replace and update passes here: the one place to keep the values lookup children link by.
+  await keepLinkFields(context, itemFilter, change)
   const scope = await context.scope(request)
   const residual = scope === undefined ? true : partialEvaluate(scope, context.store.asStored(change.after), change.isKnown)
   if (residual === false) {
@@ -35,8 +38,17 @@ export async function scopedWrite<T>(
   throw refused()
 }
 
-/** A create's document must fall inside the scope; every field of it is known. */
+/**
+ * A create's document must fall inside the scope; every field of it is known. Under a scope its `id`
+ * is the server's to choose (unless `clientIdsUnderScope: 'allow'`): ids are unique across scopes, so
+ * the answer to a chosen id ("not created", or 412 under `If-None-Match: *`) would tell whether
+ * another caller's document has it. Refused whether taken or free, the answer tells nothing.
+ */
 export async function checkCreateInScope(context: RouterContext, request: FastifyRequest, doc: WireDoc): Promise<void> {
+  if (context.options.filterDependency === undefined) return
+  if (doc['id'] !== undefined && context.options.clientIdsUnderScope === 'refuse') {
+    throw invalidBody([{ loc: ['body', 'id'], msg: 'The server chooses the id of a new document here: leave id out', type: 'id_not_allowed' }])
+  }
   const scope = await context.scope(request)
   if (scope !== undefined && partialEvaluate(scope, context.store.asStored(doc), () => true) !== true) throw outOfScope()
 }

@@ -4,6 +4,7 @@ import type { ListQuery } from '../query/list-query.js'
 import { DROP } from '../schema/fit-document.js'
 import type { DocumentFitter } from '../schema/fit-response.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { Caller } from './router-context.js'
 import type { StreamGate } from './stream-gate.js'
 
 /** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
@@ -24,7 +25,7 @@ export interface ListPresenter {
   /** Named in the log when a stream fails half-way. */
   readonly collection: string
   /** Runs on each page or streamed batch before it is shown (populates: one query per field). */
-  readonly populate?: ((docs: WireDoc[]) => Promise<WireDoc[]>) | undefined
+  readonly populate?: ((docs: WireDoc[], caller: Caller) => Promise<WireDoc[]>) | undefined
   /** Fits a document to the output model, logging what does not fit; DROP when none of it can be served. */
   readonly fit: DocumentFitter
   /** Serializes one fitted document of the output model. */
@@ -49,7 +50,7 @@ export async function serveList(
     // `onPage` gets one document more than the page: whether it exists tells that another page follows.
     const read = await source.find(onPage === undefined ? query : { ...query, limit: query.limit + 1 })
     const page = onPage === undefined ? read : onPage(read, reply)
-    const docs = presenter.populate === undefined ? page : await presenter.populate(page)
+    const docs = presenter.populate === undefined ? page : await presenter.populate(page, { request, reply })
     return reply.type(JSON_TYPE).send(`[${showAll(docs, presenter, request)}]`)
   }
   return streamList(request, reply, source.list(query), presenter, streams)
@@ -123,14 +124,14 @@ async function streamList(
         else {
           // Populates run once per batch, with one query per field.
           batch.push(next.value)
-          if (batch.length >= STREAM_BATCH) add(await populate(batch.splice(0)))
+          if (batch.length >= STREAM_BATCH) add(await populate(batch.splice(0), { request, reply }))
         }
         if (text.length >= STREAM_CHUNK_CHARS) {
           yield* idle.around(text)
           text = ''
         }
       }
-      if (batch.length > 0 && populate !== undefined) add(await populate(batch.splice(0)))
+      if (batch.length > 0 && populate !== undefined) add(await populate(batch.splice(0), { request, reply }))
       yield* idle.around(`${text}]`)
     } catch (error) {
       request.log.error({ err: error, collection: presenter.collection }, 'streamed list failed after its status was sent; the response was cut short')

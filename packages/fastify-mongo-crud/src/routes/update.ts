@@ -30,7 +30,7 @@ export function buildUpdateRoute(context: RouterContext, url: string): RouteOpti
       const changes = withoutBodyId(request, context.itemParam, context.options.identifierField)
       const filter = await context.itemFilter(request)
       if (filter === undefined) throw notUpdated()
-      const unchanged = await checkIfMatch(request, context.options.etagKey, () => context.store.findSnapshot(filter), notUpdated)
+      const unchanged = await checkIfMatch(request, context.etagKey, () => context.store.findSnapshot(filter), notUpdated)
       const doc = await scopedWrite(
         context,
         request,
@@ -44,8 +44,8 @@ export function buildUpdateRoute(context: RouterContext, url: string): RouteOpti
           ),
         notUpdated
       )
-      sendETag(reply, doc, context.options.etagKey)
-      return context.present(doc)
+      sendETag(reply, doc, context.etagKey)
+      return context.present(doc, { request, reply })
     },
   }
 }

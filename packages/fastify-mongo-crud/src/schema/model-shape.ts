@@ -1,16 +1,9 @@
 import type { TSchema } from 'typebox'
+import { intersectionOf, unionOf } from './merge-shapes.js'
 
-/**
- * What the storage and query layers need to know about a model, read once from its JSON Schema:
- * which paths hold ObjectIds, which objects are documents (their `id` is `_id` in the database),
- * and which paths exist at all (for the closed filter grammar).
- */
-export type ShapeNode =
-  | { kind: 'objectId' }
-  | { kind: 'object', fields: Map<string, ShapeNode>, isDocument: boolean, open: boolean }
-  | { kind: 'array', item: ShapeNode }
-  | { kind: 'scalar', types: Set<string> }
-  | { kind: 'any' }
+import type { ShapeNode } from './shape-node.js'
+
+export type { ShapeNode }
 
 type JsonSchema = Record<string, unknown>
 
@@ -29,37 +22,49 @@ function walk(schema: JsonSchema, refs: ReadonlyMap<string, TSchema>, seen: Set<
     if (target === undefined || seen.has(id)) return { kind: 'any' }
     return walk(asSchema(target), refs, new Set([...seen, id]))
   }
-  const variants = (schema['anyOf'] ?? schema['oneOf']) as unknown[] | undefined
+  // A schema's own type, its union and its intersection all hold at once. Unions and intersections
+  // are built from their variants, never taken as "anything": the serializer writes only what some
+  // variant declares, so a sub-field no variant shows must stay out of filters and sorting.
+  const parts: ShapeNode[] = []
+  const own = ownNode(schema, refs, seen)
+  if (own !== undefined) parts.push(own)
+  const variants = schema['anyOf'] ?? schema['oneOf']
   if (Array.isArray(variants)) {
     // Nullable fields are `anyOf: [T, null]`: the shape is T's, null is accepted by every node.
     const nonNull = variants.map(asSchema).filter((v) => v['type'] !== 'null')
-    if (nonNull.length === 1) return walk(nonNull[0]!, refs, seen)
-    const nodes = nonNull.map((v) => walk(v, refs, seen))
-    if (nodes.every((n) => n.kind === 'scalar')) {
-      return { kind: 'scalar', types: new Set(nodes.flatMap((n) => [...(n as { types: Set<string> }).types])) }
-    }
-    return { kind: 'any' }
+    parts.push(unionOf(nonNull.map((v) => walk(v, refs, seen))))
   }
+  const all = schema['allOf']
+  if (Array.isArray(all)) parts.push(intersectionOf(all.map((v) => walk(asSchema(v), refs, seen))))
+  return intersectionOf(parts)
+}
+
+/** What the schema's own keywords (`type`, `properties`, `format`) say; undefined when it declares no type. */
+function ownNode(schema: JsonSchema, refs: ReadonlyMap<string, TSchema>, seen: Set<string>): ShapeNode | undefined {
   if (schema['format'] === 'objectid') return { kind: 'objectId' }
   const type = schema['type']
-  if (type === 'object' || schema['properties'] !== undefined) {
-    const properties = asSchema(schema['properties'])
-    const fields = new Map<string, ShapeNode>()
-    for (const [name, sub] of Object.entries(properties)) {
-      // A document's `id` is stored as `_id`; the shape speaks the database's names.
-      fields.set(name === 'id' && isDocumentSchema(schema) ? '_id' : name, walk(asSchema(sub), refs, seen))
-    }
-    // Only declared fields exist for filters and sorting, unless the schema opens itself up explicitly
-    // (`additionalProperties: true` or a schema, as Type.Record does): responses drop undeclared fields
-    // too, so a field a client cannot see is a field it cannot filter on.
-    const extra = schema['additionalProperties']
-    const open = schema['properties'] === undefined || (extra !== undefined && extra !== false)
-    return { kind: 'object', fields, isDocument: isDocumentSchema(schema), open }
-  }
+  if (type === 'object' || schema['properties'] !== undefined) return objectNode(schema, refs, seen)
   if (type === 'array') return { kind: 'array', item: walk(asSchema(schema['items']), refs, seen) }
   if (typeof type === 'string') return { kind: 'scalar', types: new Set([type === 'integer' ? 'number' : type]) }
   if (Array.isArray(type)) return { kind: 'scalar', types: new Set(type.map((t) => (t === 'integer' ? 'number' : String(t)))) }
-  return { kind: 'any' }
+  return undefined
+}
+
+function objectNode(schema: JsonSchema, refs: ReadonlyMap<string, TSchema>, seen: Set<string>): ShapeNode {
+  const properties = asSchema(schema['properties'])
+  const fields = new Map<string, ShapeNode>()
+  for (const [name, sub] of Object.entries(properties)) {
+    // A document's `id` is stored as `_id`; the shape speaks the database's names.
+    fields.set(name === 'id' && isDocumentSchema(schema) ? '_id' : name, walk(asSchema(sub), refs, seen))
+  }
+  // Only declared fields exist for filters and sorting, unless the schema opens itself up explicitly
+  // (`additionalProperties: true` or a schema, `patternProperties` as Type.Record has): responses drop
+  // undeclared fields too, so a field a client cannot see is a field it cannot filter on. A bare
+  // `{ type: 'object' }` is closed: the serializer writes it as `{}`.
+  const extra = schema['additionalProperties']
+  const patterns = Object.keys(asSchema(schema['patternProperties']))
+  const open = (extra !== undefined && extra !== false) || patterns.length > 0
+  return { kind: 'object', fields, isDocument: isDocumentSchema(schema), open }
 }
 
 /** Documents (models made by MongoModel / MongoModelOut) carry an `id` property and a `$id`. */

@@ -2,9 +2,11 @@ import { nodeAt, type ShapeNode } from './model-shape.js'
 
 /**
  * A shape holding only the given dotted paths (and what lies below them), for the `filterable` and
- * `sortable` options. Paths use the wire names (`id` is `_id`).
+ * `sortable` options. Paths use the wire names (`id` is `_id`). Below a path the output model
+ * (`shown`) shows, only what it shows: listing `owner` must not open `owner.ssn` when responses drop
+ * it. A path it hides is listed on purpose, and brings the stored model's shape (`full`).
  */
-export function restrictShape(full: ShapeNode, paths: readonly string[]): ShapeNode {
+export function restrictShape(full: ShapeNode, paths: readonly string[], shown: ShapeNode = full): ShapeNode {
   const root: ShapeNode = { kind: 'object', fields: new Map(), isDocument: full.kind === 'object' && full.isDocument, open: false }
   for (const path of paths) {
     const segments = path.split('.')
@@ -12,7 +14,7 @@ export function restrictShape(full: ShapeNode, paths: readonly string[]): ShapeN
     let target = root as Extract<ShapeNode, { kind: 'object' }>
     segments.forEach((segment, index) => {
       if (index === segments.length - 1) {
-        target.fields.set(segment, nodeAt(full, segments) ?? { kind: 'any' })
+        target.fields.set(segment, nodeAt(shown, segments) ?? nodeAt(full, segments) ?? { kind: 'any' })
         return
       }
       let next = target.fields.get(segment)

@@ -50,7 +50,7 @@ export function buildCrudService(name: string, context: RouterContext, presenter
     const fitted = presenter.fit(doc, request)
     return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
   }
-  const showOne = async (doc: WireDoc, request: FastifyRequest) => show(await context.present(doc), request) ?? {}
+  const showOne = async (doc: WireDoc, request: FastifyRequest) => show(await context.present(doc, { request }), request) ?? {}
 
   const service = {
     name,
@@ -62,7 +62,7 @@ export function buildCrudService(name: string, context: RouterContext, presenter
         docs = []
         for await (const doc of store.list(parsed)) docs.push(doc)
       }
-      const shown = presenter.populate === undefined ? docs : await presenter.populate(docs)
+      const shown = presenter.populate === undefined ? docs : await presenter.populate(docs, { request })
       return shown.flatMap((doc) => show(doc, request) ?? [])
     },
     async get({ request, id }: { request: FastifyRequest, id: string }) {

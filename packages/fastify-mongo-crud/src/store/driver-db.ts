@@ -52,5 +52,15 @@ export interface DriverDb {
   collection(name: string): DriverCollection
 }
 
+/**
+ * The name of the database a handle reaches, when it tells one (the driver's `Db` and the engine's
+ * do). The driver's `client.db(name)` makes a new handle on every call, so the name, not the handle,
+ * says which database two routers share.
+ */
+export function databaseName(db: object): string | undefined {
+  const name = (db as { databaseName?: unknown }).databaseName
+  return typeof name === 'string' ? name : undefined
+}
+
 // Compile-time proof that the official driver's Db fits the shape above.
 export const driverDbFits = (db: Db): DriverDb => db

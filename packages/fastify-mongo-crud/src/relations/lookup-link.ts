@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify'
+import { invalidBody } from '../errors.js'
+import { allOf, type Filter, type FilterValue, fieldEquals } from '../query/filter.js'
+import type { RouterContext } from '../routes/router-context.js'
+import { isObjectIdHex } from '../store/object-id.js'
+import type { WireDoc } from '../store/store.js'
+import type { CRUDLookup } from './crud-lookup.js'
+import { loadParent } from './parent.js'
+
+/** How the routes of one lookup tie a request to a parent and its children (another collection). */
+export interface LookupLink {
+  /** The parent's `localField` value as its children store it, and the filter selecting those children. */
+  parent(request: FastifyRequest): Promise<{ value: FilterValue, children: Filter }>
+  /** The child in the path among `children`; undefined when the path's id cannot be a child id. */
+  child(request: FastifyRequest, children: Filter): Filter | undefined
+  /** The body with the foreign field set to `value`; a body naming another parent is refused. */
+  body(request: FastifyRequest, value: FilterValue): WireDoc
+}
+
+export function lookupLink(context: RouterContext, lookup: CRUDLookup, childParam: string): LookupLink {
+  return {
+    async parent(request) {
+      const parent = await loadParent(context, request)
+      const value = parent[lookup.localField === '_id' ? 'id' : lookup.localField] as FilterValue | undefined
+      // A parent without a value has no children, as if it were missing: `null` would select every
+      // child stored without a parent (any tenant's), and a create would store `null` in the child.
+      if (value === undefined || value === null) throw context.notFound()
+      return { value, children: fieldEquals(lookup.foreignField, value) }
+    },
+    child(request, children) {
+      const id = (request.params as Record<string, string>)[childParam] ?? ''
+      return isObjectIdHex(id) ? allOf(fieldEquals('id', id.toLowerCase()), children) : undefined
+    },
+    body(request, value) {
+      const { id: _id, ...body } = request.body as WireDoc
+      const sent = body[lookup.foreignField]
+      if (sent !== undefined && String(sent).toLowerCase() !== String(value).toLowerCase()) {
+        throw invalidBody([{ loc: ['body', lookup.foreignField], msg: 'Must be the parent in the path, or left out', type: 'foreign_key_mismatch' }])
+      }
+      return { ...body, [lookup.foreignField]: value }
+    },
+  }
+}
