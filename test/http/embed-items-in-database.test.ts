@@ -88,12 +88,12 @@ describeEachStore('embedded items are read and written in the database, not by l
   })
   after(() => t.close())
 
-  it('a filtered, sorted page of 5 brings 5 items out of the database', async () => {
+  it('a filtered, sorted page of 5 brings 5 items out of the database (and one more, that tells of a next page)', async () => {
     spy.reset()
     const res = await t.app.inject({ method: 'GET', url: `/people/${ann.id}/addresses${queryString({ limit: 5, skip: 10, sort_by: 'street', sort_dir: -1 })}&filters=${encodeURIComponent(JSON.stringify({ city: 'Oslo' }))}` })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json().map((item: Json) => item.street), ['s179', 's177', 's175', 's173', 's171'])
-    assert.ok(spy.counts.length > 0 && Math.max(...spy.counts) <= 5, `items the database returned: ${spy.counts.join(', ')}`)
+    assert.ok(spy.counts.length > 0 && Math.max(...spy.counts) <= 6, `items the database returned: ${spy.counts.join(', ')}`)
   })
 
   it('GET and PATCH of one item bring that item alone out of the database', async () => {

@@ -108,8 +108,8 @@ describeEachStore('GET /openapi.json documents relation routes', (mode) => {
 
   it("documents the child lists' query parameters", () => {
     const common = ['filters', 'limit', 'order_by', 'skip', 'sort_by', 'sort_dir']
-    // Embedded item lists take neither fields= nor cursor (docs/lists.md).
-    for (const [path, names] of [[lookupList, ['cursor', 'fields', ...common]], ['/authors/{id}/addresses', common]] as const) {
+    // Every list takes fields= and cursor (docs/capabilities.md).
+    for (const [path, names] of [[lookupList, ['cursor', 'fields', ...common]], ['/authors/{id}/addresses', ['cursor', 'fields', ...common]]] as const) {
       const params = operation(path, 'get').parameters as { name: string, in: string }[]
       assert.deepEqual(
         params
@@ -142,7 +142,7 @@ describeEachStore('GET /openapi.json documents relation routes', (mode) => {
     assert.deepEqual(codes(lookupOne, 'delete'), ['204', '400', '403', '412', '422'])
     assert.deepEqual(codes('/authors/{id}/addresses', 'get'), ['200', '400', '422'])
     assert.deepEqual(codes('/authors/{id}/addresses', 'post'), ['201', '400', '412', '422'])
-    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'get'), ['200', '304', '400'])
+    assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'get'), ['200', '304', '400', '422'])
     assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'patch'), ['200', '400', '412', '422'])
     assert.deepEqual(codes('/authors/{id}/addresses/{embed_id}', 'delete'), ['204', '400', '403', '412', '422'])
     assert.deepEqual(codes('/authors/{id}/phones/{embed_id}', 'delete'), ['204', '400', '412', '422'])

@@ -57,9 +57,6 @@ export const listQuerySchema = {
   },
 } as const
 
-const { fields: _fields, cursor: _cursor, ...itemListProperties } = listQuerySchema.properties
-/** The list of embedded items: filter, sort and page, without `fields=` or cursors (not offered there). */
-export const itemListQuerySchema = { ...listQuerySchema, properties: itemListProperties }
 
 const PARAMETER_MESSAGES: Record<string, string> = {
   skip: 'skip must be an integer greater than or equal to 0',

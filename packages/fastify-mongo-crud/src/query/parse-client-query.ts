@@ -1,5 +1,5 @@
 import type { ShapeNode } from '../schema/model-shape.js'
-import type { ListQuery, ListQueryString } from './list-query.js'
+import type { ListQuery, ListQueryString, SortSpec } from './list-query.js'
 import { type FilterContext, parseFilter } from './parse-filter.js'
 import { type PageLimits, parsePage } from './parse-page.js'
 import { parseSort } from './parse-sort.js'
@@ -9,11 +9,13 @@ export interface ListSpec {
   sortable: ShapeNode
   filterContext: FilterContext
   page: PageLimits
+  /** The sort of a request that sends no `sort_by` (the router's `defaultSort`: query/default-sort.ts). */
+  defaultSort?: ((query: ListQueryString) => SortSpec) | undefined
 }
 
 export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
   const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
-  const sort = parseSort(query, spec.sortable, isDocument)
+  const sort = (query.sort_by ?? '') === '' && spec.defaultSort !== undefined ? spec.defaultSort(query) : parseSort(query, spec.sortable, isDocument)
   const page = parsePage(query, spec.page)
   return { filter: parseFilter(query.filters, spec.filterContext), sort, ...page }
 }

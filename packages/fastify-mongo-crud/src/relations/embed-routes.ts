@@ -1,9 +1,13 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { invalidBody, notCreated, notDeleted, notUpdated } from '../errors.js'
+import { notCreated, notDeleted, notUpdated } from '../errors.js'
 import type { Filter } from '../query/filter.js'
 import type { ListQueryString } from '../query/list-query.js'
-import { itemListQuerySchema } from '../query/list-query.js'
+import { type ListQuery, listQuerySchema } from '../query/list-query.js'
+import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
+import { fieldSelector } from '../query/parse-fields.js'
+import type { RouteName } from '../route-names.js'
+import { bodyWithoutId } from '../routes/body-id.js'
 import {
   checkIfMatch,
   conditionalHeaders,
@@ -17,10 +21,12 @@ import {
   sendETag,
 } from '../routes/conditional-request.js'
 import { writeOrExplain } from '../routes/create.js'
+import { nextLinkHeader, prepareListPage } from '../routes/list-page.js'
 import { locationHeader, setLocation } from '../routes/location.js'
+import { oneQuerySchema } from '../routes/read.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { type ListPresenter, type ListSource, serveList } from '../routes/serve-list.js'
-import { answerTotalCount, countHeaders, preferHeaderSchema } from '../routes/total-count.js'
+import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { routerRefs } from '../schema/router-refs.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
@@ -58,6 +64,8 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
   /** Tags bound to the array and the parent of the request (routes/etag.ts). */
   const keyOf = (request: FastifyRequest) => context.itemEtagKey(request, embed.embedName)
   const changed = preconditionFailedResponse('If-Match names another version of the item')
+  // `fields=` and page cursors as on the main list (routes/list-page.ts); counts read the one parent.
+  const pageSpec = { selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
   /** The item as stored, for `If-Match` (a missing parent is not found; a missing item, undefined). */
   const snapshot = (request: FastifyRequest, filter: Filter) => async () => {
     const found = await items.snapshot(filter, itemId(request))
@@ -71,20 +79,23 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
     throw parent === undefined ? context.notFound() : refused()
   }
 
-  return enabledRoutes(embed.disabled, {
+  return enabledRoutes(embedDisabled(context, embed), {
     GetAll: {
       method: 'GET',
       url: listUrl,
       ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
-        200: { type: 'array', items: ref(child.out), description: 'The embedded items', headers: countHeaders },
+        200: { type: 'array', items: ref(child.out), description: 'The embedded items', headers: { ...countHeaders, ...nextLinkHeader } },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
-      }), { summary: `List the ${name}`, querystring: itemListQuerySchema, headers: preferHeaderSchema }),
+      }), { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const query = parseClientQuery(request.query as ListQueryString, child.listSpec)
-        const source = itemsOfParent(items, await parentFilter(context, request), () => context.notFound())
+        const raw = request.query as ListQueryString
+        const query = parseClientQuery(raw, child.listSpec)
+        const parent = await parentFilter(context, request)
+        const source = itemsOfParent(items, parent, () => context.notFound())
         // The items live in one parent document (16 MB at most): counting them reads that one document.
-        await answerTotalCount(request, reply, query.filter, (filter) => countAll(source.list({ filter, skip: 0 })))
-        return serveList(request, reply, query, source, presenter, context.streams)
+        const count = (filter: Filter | undefined) => countAll(source.list({ filter, skip: 0 }))
+        const page = await prepareListPage({ ...pageSpec, count }, request, reply, query, raw, parent)
+        return serveList(request, reply, page.query, source, presenter, context.streams, page.onPage)
       },
     },
     CreateOne: {
@@ -109,10 +120,14 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
       ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, ITEM_PARAM), {
         200: { ...ref(child.out), description: 'The item', headers: etagHeader },
         ...notModifiedResponse,
-      }), { summary: `Get one of the ${name}`, headers: conditionalHeaders('read') }),
+        422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
+      }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const fields = pageSpec.selectFields(request, (request.query as { fields?: string }).fields)
         const found = await items.get(await parentFilter(context, request), itemId(request))
         if (found?.item === undefined) throw context.notFound()
+        // A projection is not the stored item: no tag (it could never pass an If-Match), no 304.
+        if (fields !== undefined) return selectOf(found.item, fields)
         if (notModified(request, reply, found.item, keyOf(request))) return reply.code(304).send()
         return found.item
       },
@@ -126,10 +141,7 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
         ...changed,
       }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { id, ...changes } = request.body as WireDoc
-        if (id !== undefined && id !== null && String(id).toLowerCase() !== itemId(request).toLowerCase()) {
-          throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
-        }
+        const changes = bodyWithoutId(request.body as WireDoc, itemId(request), '_id')
         const filter = await parentFilter(context, request)
         const unchanged = await checkIfMatch(request, keyOf(request), snapshot(request, filter), notUpdated)
         const write = () => writeOrExplain(() => items.update(filter, itemId(request), changes, unchanged), notUpdated)
@@ -159,6 +171,16 @@ export function buildEmbedRoutes(context: RouterContext, plan: EmbedPlan, itemUr
 }
 
 /**
+ * An item write is an update of its parent (one atomic update of its array): where the parent router
+ * disables its PATCH (`disableUpdateOne`), the item writes are left out too, or they would be a way
+ * around it.
+ */
+function embedDisabled(context: RouterContext, embed: CRUDEmbed): ReadonlySet<RouteName> {
+  if (!context.options.disabled.has('UpdateOne')) return embed.disabled
+  return new Set<RouteName>([...embed.disabled, 'CreateOne', 'UpdateOne', 'DeleteOne'])
+}
+
+/**
  * The items of one parent as a list source. An empty list asks whether the parent exists, so a
  * missing parent is a 404 (before the status of a streamed list goes out) and never an empty array.
  */
@@ -166,21 +188,30 @@ function itemsOfParent(items: ArrayItems, parent: Filter, notFound: () => Error)
   const checkParent = async () => {
     if (!(await items.hasParent(parent))) throw notFound()
   }
+  // The parent is read whole (one document); `fields=` keeps the fields it names of each item.
+  const pick = (query: ListQuery) => (item: WireDoc) => (query.fields === undefined ? item : selectOf(item, query.fields))
   return {
     async find(query) {
       const page = await items.find(parent, query)
       if (page.length === 0) await checkParent()
-      return page
+      return page.map(pick(query))
     },
     async *list(query) {
       let empty = true
+      const shown = pick(query)
       for await (const item of items.list(parent, query)) {
         empty = false
-        yield item
+        yield shown(item)
       }
       if (empty) await checkParent()
     },
   }
+}
+
+function selectOf(item: WireDoc, fields: readonly string[]): WireDoc {
+  const selected: WireDoc = {}
+  for (const field of fields) if (Object.hasOwn(item, field)) selected[field] = item[field]
+  return selected
 }
 
 async function countAll(items: AsyncIterable<unknown>): Promise<number> {

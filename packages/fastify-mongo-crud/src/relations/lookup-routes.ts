@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { invalidBody, notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
+import { notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
 import { allOf } from '../query/filter.js'
@@ -8,6 +8,7 @@ import { listQuerySchema } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import { bodyWithoutId } from '../routes/body-id.js'
 import {
   checkIfMatch,
   conditionalHeaders,
@@ -197,13 +198,9 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
   })
 }
 
-/** A body `id` may repeat the path's child id, never change it. */
+/** A body `id` may repeat the path's child id, never change it (routes/body-id.ts). */
 function checkBodyId(request: FastifyRequest): void {
-  const id = (request.body as WireDoc)['id']
-  const pathId = (request.params as Record<string, string>)[CHILD_PARAM]
-  if (id !== undefined && id !== null && String(id).toLowerCase() !== pathId?.toLowerCase()) {
-    throw invalidBody([{ loc: ['body', 'id'], msg: 'The id in the body must match the id in the path', type: 'id_mismatch' }])
-  }
+  bodyWithoutId(request.body as WireDoc, (request.params as Record<string, string>)[CHILD_PARAM], '_id')
 }
 
 export function withSchema<T extends { schema: Record<string, unknown> }>(route: T, extra: Record<string, unknown>): T {

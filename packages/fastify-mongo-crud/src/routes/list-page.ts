@@ -34,20 +34,23 @@ export const nextLinkHeader = {
 /**
  * Applies counts, `fields=` and cursors to a parsed list query. The count runs on the very filter the
  * page is read with (scope included, before the cursor's position); a cursor only narrows that filter.
+ * `within` is what the list is read inside of besides its filter (an embedded list's parent): a cursor
+ * is bound to it too, so it never continues another parent's list.
  */
 export async function prepareListPage(
   spec: ListPageSpec,
   request: FastifyRequest,
   reply: FastifyReply,
   parsed: ListQuery,
-  raw: ListQueryString
+  raw: ListQueryString,
+  within?: ListQuery['filter']
 ): Promise<PreparedPage> {
   const fields = spec.selectFields?.(request, raw.fields)
   await answerTotalCount(request, reply, parsed.filter, spec.count, spec.estimatedCount)
   const cursors = spec.cursors
   if (cursors === undefined) return { query: { ...parsed, fields } }
   const sort: SortSpec = parsed.sort ?? { path: 'id', direction: 1 }
-  const binding = cursorBinding(request.routeOptions.url ?? '', parsed.filter, sort)
+  const binding = cursorBinding(request.routeOptions.url ?? '', allOf(within, parsed.filter), sort)
   let query: ListQuery = { ...parsed, sort, fields }
   if (raw.cursor !== undefined) {
     if (raw.skip !== undefined) throw invalidCursor('cursor and skip cannot be combined: the cursor already says where the page starts')

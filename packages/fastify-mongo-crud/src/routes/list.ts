@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { defaultSorter } from '../query/default-sort.js'
 import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
@@ -16,9 +15,6 @@ import { countHeaders, preferHeaderSchema } from './total-count.js'
 export function buildListRoute(context: RouterContext, url: string, presenter: ListPresenter): RouteOptions {
   const { options } = context
   const pageSpec = mainListPage(context)
-  const sorter = defaultSorter(options.defaultSort, context.listSpec)
-  const withDefaultSort = (query: ListQuery, raw: ListQueryString): ListQuery =>
-    query.sort !== undefined || sorter === undefined || (raw.sort_by ?? '') !== '' ? query : { ...query, sort: sorter(raw) }
   const route = context.routeOptions('GetAll', {
     200: { type: 'array', items: context.refs.read, description: 'The matching documents', headers: { ...countHeaders, ...nextLinkHeader } },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
@@ -30,7 +26,7 @@ export function buildListRoute(context: RouterContext, url: string, presenter: L
     ...route,
     schema: { ...route.schema, summary: `List ${options.collectionName}`, querystring: listQuerySchema, headers: preferHeaderSchema },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const parsed = withDefaultSort(await parseListQuery(context, request), request.query as ListQueryString)
+      const parsed = await parseListQuery(context, request)
       const page = await prepareListPage(pageSpec, request, reply, parsed, request.query as ListQueryString)
       return serveList(request, reply, page.query, context.store, presenter, context.streams, page.onPage)
     },

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastif
 import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
+import { defaultSorter } from '../query/default-sort.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListSpec } from '../query/parse-client-query.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
@@ -76,6 +77,9 @@ export function buildRouterContext(
   const scopes = new WeakMap<FastifyRequest, Promise<Filter | undefined>>()
   const logged = new Set<string>()
   const place = collectionPlace(options.db, options.collectionName)
+  const baseSpec: ListSpec = { sortable: shapes.sortable, filterContext, page: options }
+  // Checked here, at registration, by the rule a request's `sort_by` meets.
+  const listSpec: ListSpec = { ...baseSpec, defaultSort: defaultSorter(options.defaultSort, baseSpec) }
 
   /**
    * The scope is server code, but it is built from request data (a header, a token claim): a missing
@@ -123,7 +127,7 @@ export function buildRouterContext(
     visible: shapes.visible,
     sortable: shapes.sortable,
     filterContext,
-    listSpec: { sortable: shapes.sortable, filterContext, page: options },
+    listSpec,
     streams: new StreamGate(options.maxStreams ?? DEFAULT_MAX_STREAMS, options.streamIdleTimeout ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS),
     itemParam,
     etagKey: placeKey(options.etagKey, place),
