@@ -151,25 +151,37 @@ describe('API file errors point at the line and column of the offending value', 
     ].sort())
   })
 
-  it('what the library refuses when the router registers is reported at the router, with its code', async () => {
+  it('an index or a sortable field the model lacks, at the name, in the words registration uses', () => {
     const file = base()
-    file.routers['tags']!['indexes'] = [{ key: { lable: 1 } }]
+    file.routers['tags']!['indexes'] = [{ key: { label: 1, lable: -1 } }]
+    file.routers['tags']!['sortable'] = ['label', 'lable']
     const t = text(file)
+    assert.deepEqual(issuesOf(t), [
+      `${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (/routers/tags/indexes/0/key/lable)`,
+      `${locate(t, '"lable"', locate(t, '"sortable"'))} 'sortable[1]' names 'lable', which is not 'id' or a field of the model (/routers/tags/sortable/1)`,
+    ])
+  })
+
+  it('what the library refuses when the router registers is reported at the option its message names, with its code', async () => {
+    const sorted = base()
+    sorted.routers['tags']!['defaultSort'] = { field: 'lable' }
+    const t = text(sorted)
+    const outOfModel = base()
+    outOfModel.models['TagOut'] = { type: 'object', properties: { lable: { type: 'string' } } }
+    outOfModel.routers['tags']!['modelOut'] = 'TagOut'
+    const u = text(outOfModel)
     const db = await openEmbedded()
     try {
       await assert.rejects(buildApiApp(parseApiFile(t, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
         assert.ok(error instanceof ApiFileError)
-        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(t, '"tags": {')} /routers/tags`])
-        assert.match(error.issues[0]!.message, /'indexes\[0\]'.key names 'lable', which is not '_id' or a field of the model \(FMC_ERR_OPTIONS_INVALID\)$/)
+        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(t, '"lable"')} /routers/tags/defaultSort/field`])
+        assert.match(error.issues[0]!.message, /'defaultSort.field' "lable" is not a sortable field .*\(FMC_ERR_OPTIONS_INVALID\)$/)
         return true
       })
-      const sorted = base()
-      sorted.routers['tags']!['defaultSort'] = { field: 'lable' }
-      const u = text(sorted)
       await assert.rejects(buildApiApp(parseApiFile(u, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
         assert.ok(error instanceof ApiFileError)
-        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(u, '"tags": {')} /routers/tags`])
-        assert.match(error.issues[0]!.message, /lable/)
+        assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(u, '"TagOut"', locate(u, '"/tags"'))} /routers/tags/modelOut`])
+        assert.match(error.issues[0]!.message, /modelOut TagOut does not fit the model Tag: 'lable' is not a field of the model/)
         return true
       })
     } finally {

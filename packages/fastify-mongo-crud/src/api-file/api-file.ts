@@ -3,6 +3,8 @@
  * semantic checks (check-api-file.ts). docs/api-file.md describes every key.
  */
 import type { OpenAPIDocsOptions } from '../docs/register-docs.js'
+import type { LIMIT_KEYS, PlainRouterOptions } from '../options/router-option-schemas.js'
+import type { SharedRouterKey } from './file-router-keys.js'
 
 export type RouteKey = 'getAll' | 'getOne' | 'createOne' | 'replaceOne' | 'updateOne' | 'deleteOne'
 
@@ -28,22 +30,17 @@ export interface Guard {
 
 export type Guards = Partial<Record<RouteKey, Guard[]>>
 
-export interface RouterLimits {
-  defaultLimit?: number
-  maxLimit?: number
-  maxSkip?: number
-  maxTimeMS?: number
-  maxStreams?: number
-  streamIdleTimeout?: number
-}
+/** The router options of the same names (router-option-schemas.ts). */
+export type RouterLimits = Pick<PlainRouterOptions, (typeof LIMIT_KEYS)[number]>
 
 export interface Scope {
   field: string
   header: string
   detail?: string
-  filters?: 'ignore' | 'and'
+  /** The router option `filtersUnderScope`. */
+  filters?: PlainRouterOptions['filtersUnderScope']
   /** Whether creates may choose a document's `id` (`clientIdsUnderScope`): refused by default. */
-  clientIds?: 'refuse' | 'allow'
+  clientIds?: PlainRouterOptions['clientIdsUnderScope']
   /** As a guard's `securityScheme`. */
   securityScheme?: string
 }
@@ -68,20 +65,11 @@ export interface EmbedDeclaration extends ModelUse {
   name: string
 }
 
-export interface RouterDeclaration extends ModelUse {
+/** A router: the router options of file-router-keys.ts under their own names, and the file's own keys. */
+export interface RouterDeclaration extends ModelUse, Pick<PlainRouterOptions, SharedRouterKey> {
   prefix: string
+  /** The router option `collectionName`. */
   collection: string
-  tags?: string[]
-  /** CRUDRouter's `name` and `singular`: the operationIds. */
-  name?: string
-  singular?: string
-  identifierField?: string
-  indexes?: Array<{ key: Record<string, 1 | -1>, unique?: boolean, name?: string }>
-  filterable?: string[]
-  sortable?: string[]
-  /** The list's order when a request sends no `sort_by` (CRUDRouter's `defaultSort`). */
-  defaultSort?: { field: string, direction?: 1 | -1 }
-  notFoundStatus?: 400 | 404
   scope?: Scope
   limits?: RouterLimits
   populates?: Array<{ field: string, router: string }>

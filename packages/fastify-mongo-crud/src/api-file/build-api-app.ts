@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { createApp } from '../app.js'
 import { CRUDRouter } from '../crud-router.js'
 import { SetupError } from '../errors.js'
 import type { DriverDb } from '../store/driver-db.js'
 import { ApiFileError } from './api-file-error.js'
+import { createFileApp } from './create-file-app.js'
 import type { LoadedApiFile } from './load-api-file.js'
+import { locateSetupError } from './locate-setup-error.js'
 import { escapePointer } from './parse-json-positions.js'
 import { ModelCatalog } from './to-models.js'
-import { toOpenApiOptions } from './to-openapi-options.js'
 import { type FileRouter, toRouterOptions } from './to-router-options.js'
 
 export interface BuildApiAppOptions {
@@ -24,40 +24,30 @@ export interface BuildApiAppOptions {
 /**
  * The app an API file declares, on `db`, ready to listen: `createApp` (docs at /docs and /redoc) with
  * one CRUDRouter per router of the file, in file order. What the library refuses at registration
- * (a SetupError: a modelOut field the model lacks, an index on an unknown field...) is an ApiFileError
- * at the router's line.
+ * (a SetupError: a modelOut field the model lacks, a defaultSort field clients may not sort on...) is
+ * an ApiFileError at the place of the file its message names, else at the router's name.
+ * `check` (verify-api-file.ts) runs the same registration on no database.
  */
 export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: BuildApiAppOptions = {}): Promise<FastifyInstance> {
-  const { api } = loaded
-  const bodyLimit = api.limits?.bodyLimit
-  const app = await createApp({
-    title: api.title ?? 'API',
-    version: api.version ?? '1.0.0',
-    ...(api.description === undefined ? {} : { description: api.description }),
-    openapi: toOpenApiOptions(api),
-    fastify: { ...(bodyLimit === undefined ? {} : { bodyLimit }), ...options.fastify },
-  })
-  const catalog = new ModelCatalog(api)
+  const app = await createFileApp(loaded.api, options.fastify)
+  const catalog = new ModelCatalog(loaded.api)
   const routers: FileRouter[] = []
   try {
-    for (const name of Object.keys(api.routers)) {
-      const pointer = `/routers/${escapePointer(name)}`
+    for (const name of Object.keys(loaded.api.routers)) {
       try {
         const router = toRouterOptions(loaded, catalog, db, name)
         if (options.secret !== undefined) Object.assign(router.options, { cursorSecret: options.secret, etagKey: options.secret })
         routers.push(router)
         await app.register(CRUDRouter, router.options)
       } catch (error) {
-        throw error instanceof SetupError ? fileError(loaded, pointer, error) : error
+        throw error instanceof SetupError ? fileError(loaded, name, error) : error
       }
     }
     try {
       await app.ready()
     } catch (error) {
       if (!(error instanceof SetupError)) throw error
-      // Checks that run once every router is known name the router by its prefix.
-      const router = routers.find((r) => error.message.includes(`'${r.options.prefix}'`))
-      throw fileError(loaded, router?.pointer ?? '', error)
+      throw fileError(loaded, routerOfReadyError(routers, error)?.name, error)
     }
   } catch (error) {
     await app.close().catch(() => undefined)
@@ -66,8 +56,12 @@ export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: 
   return app
 }
 
-function fileError(loaded: LoadedApiFile, pointer: string, error: SetupError): ApiFileError {
-  const located = loaded.positions.get(pointer)
-  const position = located?.key ?? located?.value ?? { line: 1, column: 1 }
-  return new ApiFileError(loaded.name, [{ ...position, pointer, message: `${error.message} (${error.code})` }])
+/** Checks that run once every router is known name the router by its prefix. */
+export function routerOfReadyError(routers: readonly FileRouter[], error: SetupError): FileRouter | undefined {
+  return routers.find((router) => error.message.includes(`'${router.options.prefix}'`))
+}
+
+function fileError(loaded: LoadedApiFile, name: string | undefined, error: SetupError): ApiFileError {
+  const pointer = name === undefined ? '' : `/routers/${escapePointer(name)}`
+  return new ApiFileError(loaded.name, [locateSetupError(error, name === undefined ? undefined : loaded.api.routers[name], pointer, loaded.positions)])
 }

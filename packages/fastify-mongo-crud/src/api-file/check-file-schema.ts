@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import type { ApiFileIssue } from './api-file-error.js'
+import { apiFileSchema } from './api-file-schema.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
 
-/** The file format's JSON Schema, shipped in the package (schema/, beside src/ and dist/). */
-export const API_FILE_SCHEMA_URL = new URL('../../schema/api-file.schema.json', import.meta.url)
-
 let compiled: ValidateFunction | undefined
+/** The schema the package ships (a test keeps the shipped file equal to it), compiled once. */
 function validator(): ValidateFunction {
-  if (compiled === undefined) {
-    const schema = JSON.parse(readFileSync(API_FILE_SCHEMA_URL, 'utf8')) as Record<string, unknown>
-    compiled = new Ajv({ allErrors: true, strict: false, verbose: true }).compile(schema)
-  }
+  compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(apiFileSchema())
   return compiled
 }
 

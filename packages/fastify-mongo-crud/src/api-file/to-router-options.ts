@@ -4,6 +4,7 @@ import { CRUDLookup } from '../relations/crud-lookup.js'
 import { CRUDPopulate } from '../relations/crud-populate.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { RouterDeclaration } from './api-file.js'
+import { SHARED_ROUTER_KEYS } from './file-router-keys.js'
 import type { LoadedApiFile } from './load-api-file.js'
 import { escapePointer } from './parse-json-positions.js'
 import { toDependencies, toDisabled, toScope } from './to-dependencies.js'
@@ -34,15 +35,8 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     db,
     collectionName: router.collection,
     prefix: router.prefix,
-    tags: router.tags ?? [name],
-    ...(router.name === undefined ? {} : { name: router.name }),
-    ...(router.singular === undefined ? {} : { singular: router.singular }),
-    ...(router.identifierField === undefined ? {} : { identifierField: router.identifierField as never }),
-    ...(router.indexes === undefined ? {} : { indexes: router.indexes as never }),
-    ...(router.filterable === undefined ? {} : { filterable: router.filterable }),
-    ...(router.sortable === undefined ? {} : { sortable: router.sortable }),
-    ...(router.defaultSort === undefined ? {} : { defaultSort: router.defaultSort }),
-    ...(router.notFoundStatus === undefined ? {} : { notFoundStatus: router.notFoundStatus }),
+    tags: [name],
+    ...sharedOptions(router),
     ...limits,
     ...toDisabled(router.disable),
     ...toDependencies(router.guards, scope?.check),
@@ -82,4 +76,10 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     }),
   }
   return { name, pointer, options }
+}
+
+/** The router options the file takes under their own names, as the file sets them (file-router-keys.ts). */
+function sharedOptions(router: RouterDeclaration): Partial<CRUDRouterOptions> {
+  // The file's field names are strings; the options type them after the model, which a file's model has no type for.
+  return Object.fromEntries(SHARED_ROUTER_KEYS.filter((key) => router[key] !== undefined).map((key) => [key, router[key]])) as Partial<CRUDRouterOptions>
 }

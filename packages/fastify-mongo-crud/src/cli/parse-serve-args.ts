@@ -19,7 +19,8 @@ export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [
        fastify-mongo-crud check <api.json>
 
   serve   Serves the API the file declares, with its docs at /docs and /redoc.
-  check   Checks the file and prints its errors (line:column), serving nothing.
+  check   Runs every check serve runs (the routers' registration too, on no database) and
+          prints every error of the file (line:column), serving nothing.
   --port  TCP port (default: PORT, else 8000; 0 picks a free one).
   --host  Interface to listen on (default: HOST, else 127.0.0.1).
   --data  Data directory of the embedded engine (created if missing).

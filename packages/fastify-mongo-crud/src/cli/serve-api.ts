@@ -1,18 +1,21 @@
 import { loadApiFile } from '../api-file/load-api-file.js'
+import { verifyApiFileAt } from '../api-file/verify-api-file.js'
 import type { ServeCommand } from './parse-serve-args.js'
 import { startApi } from './start-api.js'
 
 /**
  * `fastify-mongo-crud serve <file>`: checks the file, serves it and prints where (`listening on
  * http://host:port`, the line scripts wait for); on SIGINT / SIGTERM closes the server, then the
- * database, and returns. `check` stops after the file's checks.
+ * database, and returns. `check` runs every check `serve` runs (the routers' registration included,
+ * on no database) and stops there.
  */
 export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, log: (line: string) => void = console.log): Promise<void> {
-  const loaded = await loadApiFile(command.file)
   if (command.command === 'check') {
-    log(`${command.file}: OK, ${Object.keys(loaded.api.routers).length} router(s), ${Object.keys(loaded.api.models).length} model(s)`)
+    const checked = await verifyApiFileAt(command.file)
+    log(`${command.file}: OK, ${Object.keys(checked.api.routers).length} router(s), ${Object.keys(checked.api.models).length} model(s)`)
     return
   }
+  const loaded = await loadApiFile(command.file)
   const served = await startApi(loaded, command, env)
   // The handlers go in before the line scripts wait for: a signal sent as soon as it is read
   // must get a clean stop, not the default action of a signal nobody listens to yet.

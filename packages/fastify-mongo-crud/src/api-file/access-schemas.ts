@@ -1,0 +1,66 @@
+import { ROUTE_NAMES } from '../route-names.js'
+import type { JsonSchemaObject } from './api-file.js'
+
+/** The JSON Schema of the file's access checks: route names, guards, and the security schemes they name. */
+
+const ref = (name: string) => ({ $ref: `#/definitions/${name}` })
+
+export const ROUTE_KEYS = ROUTE_NAMES.map((name) => name[0]!.toLowerCase() + name.slice(1))
+
+export const header: JsonSchemaObject = { type: 'string', pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", description: 'An HTTP header name (any case).' }
+
+export const routeName: JsonSchemaObject = { enum: ROUTE_KEYS }
+
+/** As a guard's, a scope's: the scheme it enforces. */
+export const securitySchemeOfCheck: JsonSchemaObject = {
+  ...ref('securitySchemeName'),
+  description: 'The scheme of openapi.securitySchemes this check enforces, for the OpenAPI document (default: an apiKey scheme named after the header).',
+}
+
+export const guard: JsonSchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['header', 'equals'],
+  description: 'Refuses the request unless a header holds one of the given values (set by a gateway you trust).',
+  properties: {
+    header: ref('header'),
+    equals: { description: 'a value, or a list of accepted values', anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
+    status: { enum: [401, 403], description: 'Status of a refusal (default 403).' },
+    detail: { type: 'string', minLength: 1, description: "The refusal's detail (default names the header)." },
+    securityScheme: securitySchemeOfCheck,
+  },
+}
+
+export const guards: JsonSchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Header checks run before a route, by route name.',
+  properties: Object.fromEntries(ROUTE_KEYS.map((key) => [key, { type: 'array', items: ref('guard') }])),
+}
+
+export const disable: JsonSchemaObject = { type: 'array', items: ref('routeName'), uniqueItems: true, description: 'Routes left out.' }
+
+export const securitySchemeName: JsonSchemaObject = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9._-]+$',
+  description: "A security scheme's name (letters, digits, '.', '_', '-').",
+}
+
+const closed = (required: string[], properties: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties: { ...properties, description: { type: 'string' } },
+})
+const text = { type: 'string', minLength: 1 }
+
+export const securityScheme: JsonSchemaObject = {
+  description:
+    'an OpenAPI security scheme: { type: apiKey, in, name }, { type: http, scheme, bearerFormat? }, { type: oauth2, flows } or { type: openIdConnect, openIdConnectUrl }, each with an optional description',
+  anyOf: [
+    closed(['type', 'in', 'name'], { type: { const: 'apiKey' }, in: { enum: ['header', 'query', 'cookie'] }, name: text }),
+    closed(['type', 'scheme'], { type: { const: 'http' }, scheme: text, bearerFormat: { type: 'string' } }),
+    closed(['type', 'flows'], { type: { const: 'oauth2' }, flows: { type: 'object' } }),
+    closed(['type', 'openIdConnectUrl'], { type: { const: 'openIdConnect' }, openIdConnectUrl: text }),
+  ],
+}

@@ -1,0 +1,107 @@
+import { LIMIT_KEYS, type PlainRouterOptionKey, RouterOptionSchemas } from '../options/router-option-schemas.js'
+import { securitySchemeOfCheck } from './access-schemas.js'
+import type { JsonSchemaObject } from './api-file.js'
+import { SHARED_ROUTER_KEYS } from './file-router-keys.js'
+
+/**
+ * The JSON Schema of a router of the file. Its option keys are the router options' declarations
+ * (router-option-schemas.ts), under the names file-router-keys.ts gives them; the rest (models by
+ * name, hidden, guards, scope, relations) is the file's own.
+ */
+
+const ref = (name: string) => ({ $ref: `#/definitions/${name}` })
+
+/** An option's declaration as JSON Schema: without `expects`, which only words registration's messages. */
+export function optionSchema(key: PlainRouterOptionKey, overrides: JsonSchemaObject = {}): JsonSchemaObject {
+  const json = JSON.parse(JSON.stringify(RouterOptionSchemas[key], (name, value: unknown) => (name === 'expects' ? undefined : value))) as JsonSchemaObject
+  return { ...json, ...overrides }
+}
+
+export const routerLimits: JsonSchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(LIMIT_KEYS.map((key) => [key, optionSchema(key)])),
+}
+
+export const fieldList: JsonSchemaObject = { type: 'array', items: ref('fieldName'), uniqueItems: true }
+
+const modelUse = {
+  model: ref('modelName'),
+  modelOut: { ...ref('modelName'), description: 'Output model: only its fields appear in responses.' },
+  hidden: { ...ref('fieldList'), description: 'Fields of the model never shown (instead of a modelOut).' },
+}
+
+const scope: JsonSchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field', 'header'],
+  description: "Row scope: every route only reaches documents whose field equals the header's value.",
+  properties: {
+    field: ref('fieldName'),
+    header: ref('header'),
+    detail: { type: 'string', minLength: 1, description: "The 401's detail when the header is missing or invalid." },
+    filters: optionSchema('filtersUnderScope', { description: 'Client filters on the list: ignored (default) or ANDed with the scope.' }),
+    clientIds: optionSchema('clientIdsUnderScope', {
+      description: "Whether a create may choose the document's id: refused (default), since an id taken in another scope would be told apart from a free one; or allowed.",
+    }),
+    securityScheme: securitySchemeOfCheck,
+  },
+}
+
+const relations: JsonSchemaObject = {
+  populates: {
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['field', 'router'],
+      description: "Replaces the ids of 'field' by the documents of the named router's collection, shaped by its output model.",
+      properties: { field: ref('fieldName'), router: { type: 'string' } },
+    },
+  },
+  lookups: {
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['prefix', 'collection', 'model', 'foreignField'],
+      description: 'Child routes <prefix>/{id}/<lookup prefix> over a second collection.',
+      properties: {
+        prefix: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+        collection: optionSchema('collectionName', { description: 'The collection of the children.' }),
+        ...modelUse,
+        localField: { type: 'string', description: "Field of the parent the children point at (default '_id')." },
+        foreignField: ref('fieldName'),
+        disable: ref('disable'),
+        guards: ref('guards'),
+      },
+    },
+  },
+  embeds: {
+    type: 'array',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'model'],
+      description: 'Child routes <prefix>/{id}/<name> over an array stored in the parent.',
+      properties: { name: ref('fieldName'), ...modelUse, disable: ref('disable'), guards: ref('guards') },
+    },
+  },
+}
+
+export const router: JsonSchemaObject = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['prefix', 'collection', 'model'],
+  properties: {
+    prefix: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)+$', description: "The routes' path prefix, e.g. /api/users." },
+    collection: optionSchema('collectionName'),
+    ...modelUse,
+    ...Object.fromEntries(SHARED_ROUTER_KEYS.map((key) => [key, optionSchema(key)])),
+    disable: ref('disable'),
+    guards: ref('guards'),
+    scope,
+    limits: ref('routerLimits'),
+    ...relations,
+  },
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { describe, it } from 'node:test'
+import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import { ApiFileError, buildApiApp, parseApiFile, verifyApiFile } from 'fastify-mongo-crud/api-file'
+import { serveApi } from '../../packages/fastify-mongo-crud/src/cli/serve-api.ts'
+import { locate } from './locate.ts'
+
+/** A valid file; each test breaks it. */
+const base = () => ({
+  models: {
+    Note: {
+      type: 'object',
+      properties: { title: { type: 'string' }, rank: { type: 'integer' }, secret: { type: 'string' } },
+      required: ['title'],
+    } as Record<string, unknown>,
+    Tag: { type: 'object', properties: { label: { type: 'string' } } } as Record<string, unknown>,
+  } as Record<string, Record<string, unknown>>,
+  routers: {
+    notes: { prefix: '/notes', collection: 'notes', model: 'Note', hidden: ['secret'] } as Record<string, unknown>,
+    tags: { prefix: '/tags', collection: 'tags', model: 'Tag' } as Record<string, unknown>,
+  },
+})
+const text = (file: unknown) => JSON.stringify(file, null, 2)
+
+/** What `check` reports on a text, as `line:column message (pointer)`, in file order; [] when it passes. */
+async function checkIssues(source: string): Promise<string[]> {
+  try {
+    await verifyApiFile(source, 'api.json')
+  } catch (error) {
+    assert.ok(error instanceof ApiFileError, String(error))
+    return error.issues.map((issue) => `${issue.line}:${issue.column} ${issue.message} (${issue.pointer})`)
+  }
+  return []
+}
+
+/** What `serve` reports on a text: the file's checks, then the app's registration on a real database. */
+async function serveIssues(source: string): Promise<string[]> {
+  const db = await openEmbedded()
+  try {
+    const app = await buildApiApp(parseApiFile(source, 'api.json'), db, { fastify: { logger: false } })
+    await app.close()
+  } catch (error) {
+    assert.ok(error instanceof ApiFileError, String(error))
+    return error.issues.map((issue) => `${issue.line}:${issue.column} ${issue.message} (${issue.pointer})`)
+  } finally {
+    await db.close()
+  }
+  return []
+}
+
+const SORT_HIDDEN = `CRUDRouter: 'defaultSort.field' "secret" is not a sortable field (see 'sortable') (FMC_ERR_OPTIONS_INVALID)`
+
+describe('check runs every check serve runs, and reports every problem of a file in one run', () => {
+  it('a file with three mistakes: three messages, each at its line and column, in file order', async () => {
+    const file = base()
+    file.routers['notes']!['indexes'] = [{ key: { titel: 1 } }]
+    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.routers['tags']!['limits'] = { maxLimit: '10' }
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
+      `${locate(t, '"10"')} 'maxLimit' must be integer (/routers/tags/limits/maxLimit)`,
+    ])
+    await assert.rejects(verifyApiFile(t, 'api.json'), (error: Error) => {
+      assert.equal(error.message.split('\n')[0], 'api.json: 3 errors')
+      return true
+    })
+  })
+
+  it('three mistakes in one router, one for each step (schema, fields, registration): three messages', async () => {
+    const file = base()
+    file.routers['notes']!['indexes'] = [{ key: { titel: 1 } }]
+    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.routers['notes']!['limits'] = { maxLimit: 0 }
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
+      `${locate(t, '0', locate(t, '"maxLimit"'))} 'maxLimit' must be >= 1 (/routers/notes/limits/maxLimit)`,
+    ])
+  })
+
+  it('an index on a misspelt field: refused by check where serve refuses it, at the field name', async () => {
+    const file = base()
+    file.routers['tags']!['indexes'] = [{ key: { lable: 1 }, unique: true }]
+    const t = text(file)
+    const expected = [`${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (/routers/tags/indexes/0/key/lable)`]
+    assert.deepEqual(await checkIssues(t), expected)
+    assert.deepEqual(await serveIssues(t), expected)
+  })
+
+  it('a defaultSort on a hidden field: refused by check as serve refuses it, at the field', async () => {
+    const file = base()
+    file.routers['notes']!['defaultSort'] = { field: 'secret', direction: -1 }
+    const t = text(file)
+    const expected = [`${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`]
+    assert.deepEqual(await checkIssues(t), expected)
+    assert.deepEqual(await serveIssues(t), expected)
+  })
+
+  it("what only registration refuses, router by router: every router's refusal in one run", async () => {
+    const file = base()
+    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.models['TagOut'] = { type: 'object', properties: { lable: { type: 'string' } } }
+    file.routers['tags']!['modelOut'] = 'TagOut'
+    const t = text(file)
+    const issues = await checkIssues(t)
+    assert.equal(issues.length, 2, issues.join('\n'))
+    assert.equal(issues[0], `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`)
+    assert.ok(issues[1]!.startsWith(`${locate(t, '"TagOut"', locate(t, '"/tags"'))} CRUDRouter '/tags': modelOut TagOut does not fit the model Tag`), issues[1])
+    assert.match(issues[1]!, /\(FMC_ERR_OPTIONS_INVALID\) \(\/routers\/tags\/modelOut\)$/)
+  })
+
+  it('a sortable or filterable entry naming no field, and an identifierField the model lacks', async () => {
+    const file = base()
+    file.routers['notes']!['sortable'] = ['rank', 'rnak.x']
+    file.routers['notes']!['filterable'] = ['id', 'title']
+    file.routers['tags']!['identifierField'] = 'slug'
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (/routers/notes/sortable/1)`,
+      `${locate(t, '"slug"')} 'identifierField' must be '_id' or a top-level field of the model, received "slug" (/routers/tags/identifierField)`,
+    ])
+  })
+
+  it('a valid file and examples/api.json pass; the command says OK and opens no database', async () => {
+    assert.deepEqual(await checkIssues(text(base())), [])
+    const example = await readFile(new URL('../../examples/api.json', import.meta.url), 'utf8')
+    assert.deepEqual(await checkIssues(example), [])
+    const lines: string[] = []
+    const path = new URL('../../examples/api.json', import.meta.url).pathname
+    await serveApi({ command: 'check', file: path, port: 0, host: '127.0.0.1', data: undefined }, {}, (line) => lines.push(line))
+    assert.equal(lines.length, 1)
+    assert.match(lines[0]!, /: OK, \d+ router\(s\), \d+ model\(s\)$/)
+  })
+})
