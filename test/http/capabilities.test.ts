@@ -16,7 +16,7 @@ import {
   Type,
 } from 'fastify-mongo-crud'
 import type { App } from '../harness/app.ts'
-import { type Json } from '../harness/seed.ts'
+import type { Json } from '../harness/seed.ts'
 import { describeEachStore, type OpenedStore } from '../harness/stores.ts'
 
 /**
@@ -289,7 +289,7 @@ async function buildCapabilitiesApp(store: OpenedStore): Promise<App> {
   const id = (request: FastifyRequest) => (request.params as { id: string }).id
   app.get('/svc/things', (request) => service.list({ request, query: request.query as ServiceListQuery }))
   app.post('/svc/things', async (request, reply: FastifyReply) => reply.code(201).send(await service.create({ request, body: request.body as never })))
-  app.get('/svc/things/:id', (request) => service.get({ request, id: id(request) }))
+  app.get('/svc/things/:id', (request) => service.get({ request, id: id(request), ...(request.query as { fields?: string }) }))
   app.patch('/svc/things/:id', (request) => service.update({ request, id: id(request), body: request.body as never }))
   app.delete('/svc/things/:id', async (request, reply: FastifyReply) => {
     await service.delete({ request, id: id(request) })

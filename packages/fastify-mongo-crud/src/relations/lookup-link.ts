@@ -11,13 +11,13 @@ import { loadParent } from './parent.js'
 export interface LookupLink {
   /** The parent's `localField` value as its children store it, and the filter selecting those children. */
   parent(request: FastifyRequest): Promise<{ value: FilterValue, children: Filter }>
-  /** The child in the path among `children`; undefined when the path's id cannot be a child id. */
-  child(request: FastifyRequest, children: Filter): Filter | undefined
-  /** The body with the foreign field set to `value`; a body naming another parent is refused. */
-  body(request: FastifyRequest, value: FilterValue): WireDoc
+  /** The child `id` among `children`; undefined when `id` cannot be a child id. */
+  child(id: string, children: Filter): Filter | undefined
+  /** The body (without `id`) with the foreign field set to `value`; a body naming another parent is refused. */
+  body(body: WireDoc, value: FilterValue): WireDoc
 }
 
-export function lookupLink(context: RouterContext, lookup: CRUDLookup, childParam: string): LookupLink {
+export function lookupLink(context: RouterContext, lookup: CRUDLookup): LookupLink {
   return {
     async parent(request) {
       const parent = await loadParent(context, request)
@@ -27,14 +27,13 @@ export function lookupLink(context: RouterContext, lookup: CRUDLookup, childPara
       if (value === undefined || value === null) throw context.notFound()
       return { value, children: fieldEquals(lookup.foreignField, value) }
     },
-    child(request, children) {
-      const id = (request.params as Record<string, string>)[childParam] ?? ''
+    child(id, children) {
       return isObjectIdHex(id) ? allOf(fieldEquals('id', id.toLowerCase()), children) : undefined
     },
-    body(request, value) {
-      const { id: _id, ...body } = request.body as WireDoc
-      const sent = body[lookup.foreignField]
-      if (sent !== undefined && String(sent).toLowerCase() !== String(value).toLowerCase()) {
+    body(sent, value) {
+      const { id: _id, ...body } = sent
+      const foreign = body[lookup.foreignField]
+      if (foreign !== undefined && String(foreign).toLowerCase() !== String(value).toLowerCase()) {
         throw invalidBody([{ loc: ['body', lookup.foreignField], msg: 'Must be the parent in the path, or left out', type: 'foreign_key_mismatch' }])
       }
       return { ...body, [lookup.foreignField]: value }

@@ -1,43 +1,29 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { notCreated, notDeleted, notReplaced, notUpdated, SetupError } from '../errors.js'
+import type { RouteOptions } from 'fastify'
+import { SetupError } from '../errors.js'
+import { createHandler, deleteHandler, getHandler, listHandler, writeHandler } from '../http/handlers.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { allOf } from '../query/filter.js'
-import type { ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
-import { PageCursors } from '../query/page-cursor.js'
-import { parseClientQuery } from '../query/parse-client-query.js'
-import { fieldSelector } from '../query/parse-fields.js'
-import { bodyWithoutId } from '../routes/body-id.js'
+import type { Resource } from '../resources/resource.js'
 import {
-  checkIfMatch,
   conditionalHeaders,
-  createOnly,
   etagHeader,
-  exists,
-  guardedWrite,
-  notModified,
   notModifiedResponse,
   preconditionFailedResponse,
-  sendETag,
 } from '../routes/conditional-request.js'
-import { writeOrExplain } from '../routes/create.js'
-import { collectionPlace, placeKey } from '../routes/etag.js'
-import { nextLinkHeader, prepareListPage } from '../routes/list-page.js'
-import { locationHeader, setLocation } from '../routes/location.js'
+import { nextLinkHeader, } from '../routes/list-page.js'
+import { locationHeader, } from '../routes/location.js'
 import { oneQuerySchema } from '../routes/read.js'
 import type { RouterContext } from '../routes/router-context.js'
-import { type ListPresenter, serveList } from '../routes/serve-list.js'
 import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
 import { routerRefs } from '../schema/router-refs.js'
 import { createCollectionStore } from '../store/collection-store.js'
-import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { CollectionStore, } from '../store/store.js'
 import { checkLocalField } from './check-local-field.js'
 import { buildChildModel, type ChildModel, ref } from './child-model.js'
 import type { CRUDLookup } from './crud-lookup.js'
-import { lookupLink } from './lookup-link.js'
 import { childParams, childRouteOptions, enabledRoutes, READS_PARENT } from './parent.js'
 
 const CHILD_PARAM = 'child_id'
@@ -72,18 +58,12 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
  * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
  * disables. Children live in another collection: their writes read the parent, never update it.
  */
-export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, itemUrl: string, presenter: ListPresenter): RouteOptions[] {
-  const { lookup, child, store } = plan
+export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, resource: Resource, itemUrl: string): RouteOptions[] {
+  const { lookup, child } = plan
   const listUrl = `${itemUrl}/${lookup.prefix}`
   const oneUrl = `${listUrl}/:${CHILD_PARAM}`
   const deps = lookup.dependencies
-  const link = lookupLink(context, lookup, CHILD_PARAM)
   const name = `${lookup.prefix} of one ${context.options.collectionName} document`
-  const selectFields = fieldSelector(child.out)
-  // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
-  const pageSpec = { count: store.count, selectFields, cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
-  // The children's tags are those of their collection, as a router serving it would answer them.
-  const key = placeKey(context.options.etagKey, collectionPlace(context.options.db, lookup.collectionName))
   const changed = preconditionFailedResponse('If-Match names another version of the child')
 
   return enabledRoutes(lookup.disabled, {
@@ -94,13 +74,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         200: { type: 'array', items: ref(child.out), description: 'The children of the parent', headers: { ...countHeaders, ...nextLinkHeader } },
         422: { ...validationErrorRef, description: 'Invalid query parameters' },
       }), { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { children } = await link.parent(request)
-        const raw = request.query as ListQueryString
-        const query = parseClientQuery(raw, child.listSpec)
-        const page = await prepareListPage(pageSpec, request, reply, { ...query, filter: allOf(children, query.filter) }, raw)
-        return serveList(request, reply, page.query, store, presenter, context.streams, page.onPage)
-      },
+      handler: listHandler(resource, context.streams),
     },
     CreateOne: {
       method: 'POST',
@@ -110,12 +84,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
         ...preconditionFailedResponse('If-None-Match is `*` and a child with this id exists'),
       }), { summary: `Create one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('create') }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value } = await link.parent(request)
-        const created = await writeOrExplain(() => store.insert(link.body(request, value)), createOnly(request) ? exists : notCreated)
-        sendETag(reply, created, key)
-        return setLocation(request, reply, created['id']).code(201).send(created)
-      },
+      handler: createHandler(resource),
     },
     GetOne: {
       method: 'GET',
@@ -125,15 +94,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         ...notModifiedResponse,
         422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
       }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const fields = selectFields(request, (request.query as { fields?: string }).fields)
-        const filter = link.child(request, (await link.parent(request)).children)
-        const doc = filter === undefined ? undefined : await store.findOne(filter, fields)
-        if (doc === undefined) throw context.notFound()
-        // A projection is not the stored child: no tag (it could never pass an If-Match), no 304.
-        if (fields === undefined && notModified(request, reply, doc, key)) return reply.code(304).send()
-        return doc
-      },
+      handler: getHandler(resource, CHILD_PARAM),
     },
     ReplaceOne: {
       method: 'PUT',
@@ -143,19 +104,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
         ...changed,
       }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('write') }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value, children } = await link.parent(request)
-        checkBodyId(request)
-        const body = link.body(request, value)
-        const filter = link.child(request, children)
-        if (filter === undefined) throw notReplaced()
-        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notReplaced)
-        const write = () => writeOrExplain(() => store.replace(filter, body, [], unchanged), notReplaced)
-        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
-        if (doc === undefined) throw notReplaced()
-        sendETag(reply, doc, key)
-        return doc
-      },
+      handler: writeHandler(resource, CHILD_PARAM, 'replace'),
     },
     UpdateOne: {
       method: 'PATCH',
@@ -165,19 +114,7 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
         ...changed,
       }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { value, children } = await link.parent(request)
-        checkBodyId(request)
-        const changes = link.body(request, value)
-        const filter = link.child(request, children)
-        if (filter === undefined) throw notUpdated()
-        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notUpdated)
-        const write = () => writeOrExplain(() => store.update(filter, { set: changes }, unchanged), notUpdated)
-        const doc = await guardedWrite(unchanged, write, () => store.findOne(filter))
-        if (doc === undefined) throw notUpdated()
-        sendETag(reply, doc, key)
-        return doc
-      },
+      handler: writeHandler(resource, CHILD_PARAM, 'update'),
     },
     DeleteOne: {
       method: 'DELETE',
@@ -187,20 +124,9 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, item
         422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
         ...changed,
       }), { summary: `Delete one of the ${name}`, headers: conditionalHeaders('write') }),
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const filter = link.child(request, (await link.parent(request)).children)
-        if (filter === undefined) throw notDeleted()
-        const unchanged = await checkIfMatch(request, key, () => store.findSnapshot(filter), notDeleted)
-        if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
-        return reply.code(204).send()
-      },
+      handler: deleteHandler(resource, CHILD_PARAM),
     },
   })
-}
-
-/** A body `id` may repeat the path's child id, never change it (routes/body-id.ts). */
-function checkBodyId(request: FastifyRequest): void {
-  bodyWithoutId(request.body as WireDoc, (request.params as Record<string, string>)[CHILD_PARAM], '_id')
 }
 
 export function withSchema<T extends { schema: Record<string, unknown> }>(route: T, extra: Record<string, unknown>): T {

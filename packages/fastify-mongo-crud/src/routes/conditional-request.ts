@@ -36,12 +36,12 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, doc: W
  * Comparison is strong: a weak tag (`W/"..."`) never matches.
  */
 export async function checkIfMatch(
-  request: FastifyRequest,
+  ifMatch: string | string[] | undefined,
   key: string | undefined,
   read: () => Promise<Snapshot | undefined>,
   refused: () => Error
 ): Promise<Snapshot | undefined> {
-  const tags = entityTags(request.headers['if-match'])
+  const tags = entityTags(ifMatch)
   if (tags === undefined || tags === '*') return undefined
   const snapshot = await read()
   if (snapshot === undefined) throw refused()

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import { invalidCursor } from '../errors.js'
 import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString, SortSpec } from '../query/list-query.js'
@@ -6,6 +6,7 @@ import { afterKey, cursorBinding, keysetSortable, type PageCursors, pageKeyOf } 
 import type { fieldSelector } from '../query/parse-fields.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import type { Caller } from './router-context.js'
 import { STREAM_ABOVE } from './serve-list.js'
 import { answerTotalCount } from './total-count.js'
 
@@ -14,8 +15,8 @@ export interface ListPageSpec {
   /** Counts for `Prefer: count=...`; `estimated` where the list can read its collection's metadata. */
   readonly count: (filter: ListQuery['filter']) => Promise<number>
   readonly estimatedCount?: CollectionStore['estimatedCount'] | undefined
-  /** `fields=` against the output model; undefined where the list does not offer it. */
-  readonly selectFields?: ReturnType<typeof fieldSelector> | undefined
+  /** `fields=` against the output model. */
+  readonly selectFields: ReturnType<typeof fieldSelector>
   /** Page cursors, and the stored shape that says which sort fields they can continue on. */
   readonly cursors?: { readonly seal: PageCursors, readonly typed: ShapeNode } | undefined
 }
@@ -39,18 +40,19 @@ export const nextLinkHeader = {
  */
 export async function prepareListPage(
   spec: ListPageSpec,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { request, reply }: Caller,
   parsed: ListQuery,
   raw: ListQueryString,
   within?: ListQuery['filter']
 ): Promise<PreparedPage> {
-  const fields = spec.selectFields?.(request, raw.fields)
-  await answerTotalCount(request, reply, parsed.filter, spec.count, spec.estimatedCount)
+  const fields = spec.selectFields(request, raw.fields)
+  // Counts and the next page's Link are response headers: a caller without a reply (the service API) gets neither.
+  if (reply !== undefined) await answerTotalCount(request, reply, parsed.filter, spec.count, spec.estimatedCount)
   const cursors = spec.cursors
   if (cursors === undefined) return { query: { ...parsed, fields } }
   const sort: SortSpec = parsed.sort ?? { path: 'id', direction: 1 }
-  const binding = cursorBinding(request.routeOptions.url ?? '', allOf(within, parsed.filter), sort)
+  // The service API's requests may come from no route of their own.
+  const binding = cursorBinding(request.routeOptions?.url ?? '', allOf(within, parsed.filter), sort)
   let query: ListQuery = { ...parsed, sort, fields }
   if (raw.cursor !== undefined) {
     if (raw.skip !== undefined) throw invalidCursor('cursor and skip cannot be combined: the cursor already says where the page starts')
@@ -62,7 +64,7 @@ export async function prepareListPage(
     return { query: { ...parsed, fields } }
   }
   const limit = query.limit
-  if (limit === undefined || limit > STREAM_ABOVE || !keysetSortable(sort, cursors.typed)) return { query }
+  if (reply === undefined || limit === undefined || limit > STREAM_ABOVE || !keysetSortable(sort, cursors.typed)) return { query }
   // The next cursor needs the sort field of the last document, even when `fields=` leaves it out.
   const top = sort.path.split('.')[0]!
   const extra = fields !== undefined && !fields.includes(top) ? top : undefined

@@ -1,20 +1,20 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyRequest, RouteOptions } from 'fastify'
+import { listHandler } from '../http/handlers.js'
 import { allOf } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import type { Resource } from '../resources/resource.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
-import { type ListPageSpec, nextLinkHeader, prepareListPage } from './list-page.js'
+import { type ListPageSpec, nextLinkHeader, } from './list-page.js'
 import type { RouterContext } from './router-context.js'
-import { type ListPresenter, serveList } from './serve-list.js'
 import { countHeaders, preferHeaderSchema } from './total-count.js'
 
 /** GET <prefix>: filter -> sort -> skip -> limit, as a JSON array. */
-export function buildListRoute(context: RouterContext, url: string, presenter: ListPresenter): RouteOptions {
+export function buildListRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {
   const { options } = context
-  const pageSpec = mainListPage(context)
   const route = context.routeOptions('GetAll', {
     200: { type: 'array', items: context.refs.read, description: 'The matching documents', headers: { ...countHeaders, ...nextLinkHeader } },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
@@ -25,11 +25,7 @@ export function buildListRoute(context: RouterContext, url: string, presenter: L
     url,
     ...route,
     schema: { ...route.schema, summary: `List ${options.collectionName}`, querystring: listQuerySchema, headers: preferHeaderSchema },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const parsed = await parseListQuery(context, request)
-      const page = await prepareListPage(pageSpec, request, reply, parsed, request.query as ListQueryString)
-      return serveList(request, reply, page.query, context.store, presenter, context.streams, page.onPage)
-    },
+    handler: listHandler(resource, context.streams),
   }
 }
 

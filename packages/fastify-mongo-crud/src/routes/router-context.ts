@@ -5,12 +5,13 @@ import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js
 import { defaultSorter } from '../query/default-sort.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListSpec } from '../query/parse-client-query.js'
-import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
+import type { FilterContext, } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { isObjectIdHex } from '../store/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import { collectionPlace, placeKey } from './etag.js'
+import { requestScope } from './request-scope.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
 
 /**
@@ -73,52 +74,11 @@ export function buildRouterContext(
   /** The identifier as filters name it (the API's `id` for `_id`). */
   const identifierPath = itemParam
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
-  const scopeContext: FilterContext = { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed }
-  const scopes = new WeakMap<FastifyRequest, Promise<Filter | undefined>>()
-  const logged = new Set<string>()
+  const scope = requestScope(options, { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed })
   const place = collectionPlace(options.db, options.collectionName)
   const baseSpec: ListSpec = { sortable: shapes.sortable, filterContext, page: options }
   // Checked here, at registration, by the rule a request's `sort_by` meets.
   const listSpec: ListSpec = { ...baseSpec, defaultSort: defaultSorter(options.defaultSort, baseSpec) }
-
-  /**
-   * The scope is server code, but it is built from request data (a header, a token claim): a missing
-   * value or one of the wrong type is the app's problem, never a reason to widen the scope or to
-   * answer 500. It matches nothing, and the first occurrence of each problem is logged.
-   */
-  async function compileScope(request: FastifyRequest): Promise<Filter | undefined> {
-    const filterDependency = options.filterDependency
-    if (filterDependency === undefined) return undefined
-    const raw = await filterDependency(request)
-    if (raw === undefined || raw === null) return undefined
-    const missing = findUndefined(raw)
-    const problem = missing !== undefined
-      ? `filterDependency returned undefined for "${missing}"`
-      : tryParse(raw)
-    if (typeof problem !== 'string') return problem
-    if (!logged.has(problem)) {
-      logged.add(problem)
-      request.log.error({ collection: options.collectionName }, `${problem}: the scope matches nothing (logged once)`)
-    }
-    return MATCH_NOTHING
-  }
-
-  function tryParse(raw: unknown): Filter | undefined | string {
-    try {
-      return parseFilterObject(raw, scopeContext)
-    } catch (error) {
-      return `filterDependency returned a filter the router cannot use (${(error as Error).message})`
-    }
-  }
-
-  function scope(request: FastifyRequest): Promise<Filter | undefined> {
-    let found = scopes.get(request)
-    if (found === undefined) {
-      found = compileScope(request)
-      scopes.set(request, found)
-    }
-    return found
-  }
 
   return {
     options,
@@ -145,43 +105,31 @@ export function buildRouterContext(
       return allOf(fieldEquals(identifierPath, value), await scope(request))
     },
     notFound: () => notFound(options.notFoundStatus),
-    routeOptions(name, responses) {
-      const dependencies = options.dependencies[name]
-      const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
-      const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
-      const security = routeSecurity([...dependencies, options.filterDependency])
-      const schema: Record<string, unknown> = {
-        tags: [...options.tags],
-        ...(security === undefined ? {} : { security }),
-        response: {
-          ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
-          // A create runs no query; every other route does, under the router's time limit.
-          ...(options.maxTimeMS !== undefined && name !== 'CreateOne' ? { 503: { ...errorRef, description: 'The query exceeded its time limit (maxTimeMS)' } } : {}),
-          ...responses,
-        },
-      }
-      return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
+    routeOptions: (name, responses) => routeOptionsOf(options, name, responses),
+  }
+}
+
+/** Route-level options shared by every generated route of the router: tags, dependencies, error responses. */
+function routeOptionsOf(options: ResolvedRouterOptions, name: RouteName, responses: Record<number, object>): ReturnType<RouterContext['routeOptions']> {
+  const dependencies = options.dependencies[name]
+  const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
+  const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
+  const security = routeSecurity([...dependencies, options.filterDependency])
+  const schema: Record<string, unknown> = {
+    tags: [...options.tags],
+    ...(security === undefined ? {} : { security }),
+    response: {
+      ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
+      // A create runs no query; every other route does, under the router's time limit.
+      ...(options.maxTimeMS !== undefined && name !== 'CreateOne' ? { 503: { ...errorRef, description: 'The query exceeded its time limit (maxTimeMS)' } } : {}),
+      ...responses,
     },
   }
+  return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
 }
 
 /** Writes whose result `filterDependency` checks (403 when it would leave the scope). */
 const SCOPED_WRITES: ReadonlySet<RouteName> = new Set(['CreateOne', 'ReplaceOne', 'UpdateOne'])
-
-/** A filter no document matches (`id` in an empty set): what an unusable scope becomes. */
-export const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
-
-/** The dotted path of the first `undefined` value in a scope object, if any. */
-function findUndefined(value: unknown, path = ''): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined
-  for (const [key, sub] of Object.entries(value)) {
-    const here = path === '' ? key : `${path}.${key}`
-    if (sub === undefined) return here
-    const found = findUndefined(sub, here)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
 
 /** The path segment as a value of the identifier field's type; undefined when no document can have it. */
 function identifierValue(raw: string, node: ShapeNode): string | number | undefined {

@@ -1,15 +1,13 @@
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { notUpdated } from '../errors.js'
+import type { RouteOptions } from 'fastify'
+import { writeHandler } from '../http/handlers.js'
+import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
-import { withoutBodyId } from './body-id.js'
-import { checkIfMatch, conditionalHeaders, etagHeader, guardedWrite, preconditionFailedResponse, sendETag } from './conditional-request.js'
-import { writeOrExplain } from './create.js'
+import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
-import { scopedWrite } from './scoped-write.js'
 
 /** PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. */
-export function buildUpdateRoute(context: RouterContext, url: string): RouteOptions {
+export function buildUpdateRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {
   const route = context.routeOptions('UpdateOne', {
     200: { ...context.refs.read, description: 'The updated document, as GET one answers it', headers: etagHeader },
     ...preconditionFailedResponse('If-Match names another version of the document'),
@@ -26,26 +24,6 @@ export function buildUpdateRoute(context: RouterContext, url: string): RouteOpti
       body: context.refs.patch,
       headers: conditionalHeaders('write'),
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const changes = withoutBodyId(request, context.itemParam, context.options.identifierField)
-      const filter = await context.itemFilter(request)
-      if (filter === undefined) throw notUpdated()
-      const unchanged = await checkIfMatch(request, context.etagKey, () => context.store.findSnapshot(filter), notUpdated)
-      const doc = await scopedWrite(
-        context,
-        request,
-        filter,
-        { after: changes, isKnown: (field) => Object.hasOwn(changes, field) },
-        (guarded) =>
-          guardedWrite(
-            unchanged,
-            () => writeOrExplain(() => context.store.update(guarded, { set: changes }, unchanged), notUpdated),
-            () => context.store.findOne(guarded)
-          ),
-        notUpdated
-      )
-      sendETag(reply, doc, context.etagKey)
-      return context.present(doc, { request, reply })
-    },
+    handler: writeHandler(resource, context.itemParam, 'update'),
   }
 }

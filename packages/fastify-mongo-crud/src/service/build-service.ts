@@ -1,14 +1,11 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
-import { invalidBody, invalidQuery, notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
+import { invalidBody, invalidQuery, } from '../errors.js'
 import { type ListQueryString, listQuerySchema, queryIssueMessage } from '../query/list-query.js'
-import { bodyWithoutId } from '../routes/body-id.js'
-import { writeOrExplain } from '../routes/create.js'
-import { parseListQuery } from '../routes/list.js'
-import { replaceRules } from '../routes/replace.js'
+import type { Resource } from '../resources/resource.js'
 import type { RouterContext } from '../routes/router-context.js'
-import { checkCreateInScope, fillFromScope, scopedWrite } from '../routes/scoped-write.js'
-import { type ListPresenter, STREAM_ABOVE } from '../routes/serve-list.js'
+import { fillFromScope, } from '../routes/scoped-write.js'
+import { STREAM_ABOVE } from '../routes/serve-list.js'
 import { DROP } from '../schema/fit-document.js'
 import { toValidationIssues } from '../schema/validation-issues.js'
 import type { WireDoc } from '../store/store.js'
@@ -17,14 +14,12 @@ import type { CrudService, ServiceListQuery } from './crud-service.js'
 type Checked = { value: unknown } | { error: Error & { validation?: Parameters<typeof toValidationIssues>[1], validationMore?: number } }
 
 /**
- * The router's operations without HTTP, made of the functions its routes call (scope, scoped writes,
- * the store's refusals, the presenter of the list route) and checked by its own validator: each
- * operation below is its route's handler, with the request's path, query and body as arguments.
+ * The router's operations without HTTP: the collection's resource (resources/collection-resource.ts)
+ * that its routes run, checked by the router's own validator, with the request's path, query and body
+ * as arguments and no HTTP preconditions or headers.
  */
-export function buildCrudService(name: string, context: RouterContext, presenter: ListPresenter, compile: FastifySchemaCompiler<TSchema>): CrudService {
-  const { store } = context
-  const { identifierField } = context.options
-  const { keepOnReplace, replaced } = replaceRules(context)
+export function buildCrudService(name: string, context: RouterContext, resource: Resource, compile: FastifySchemaCompiler<TSchema>): CrudService {
+  const { presenter } = resource
   const checker = (schema: object, httpPart: 'body' | 'querystring') => compile({ schema: schema as TSchema, httpPart, method: 'POST', url: `service:${name}` }) as (data: unknown) => Checked
   const checkQuery = checker(listQuerySchema, 'querystring')
   const checkBody = checker(context.refs.body, 'body')
@@ -50,53 +45,38 @@ export function buildCrudService(name: string, context: RouterContext, presenter
     const fitted = presenter.fit(doc, request)
     return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
   }
-  const showOne = async (doc: WireDoc, request: FastifyRequest) => show(await context.present(doc, { request }), request) ?? {}
+  const showOne = async (doc: WireDoc, request: FastifyRequest) => show(await resource.present(doc, { request }), request) ?? {}
+  const none = {}
 
   const service = {
     name,
     async list({ request, query = {} }: { request: FastifyRequest, query?: ServiceListQuery }) {
-      const parsed = await parseListQuery(context, request, validQuery(query))
+      const { query: parsed, source } = await resource.list({ request }, validQuery(query))
       let docs: WireDoc[]
-      if (parsed.limit !== undefined && parsed.limit <= STREAM_ABOVE) docs = await store.find(parsed)
+      if (parsed.limit !== undefined && parsed.limit <= STREAM_ABOVE) docs = await source.find(parsed)
       else {
         docs = []
-        for await (const doc of store.list(parsed)) docs.push(doc)
+        for await (const doc of source.list(parsed)) docs.push(doc)
       }
       const shown = presenter.populate === undefined ? docs : await presenter.populate(docs, { request })
       return shown.flatMap((doc) => show(doc, request) ?? [])
     },
-    async get({ request, id }: { request: FastifyRequest, id: string }) {
-      const filter = await context.itemFilter(request, id)
-      const doc = filter === undefined ? undefined : await store.findOne(filter)
-      if (doc === undefined) throw context.notFound()
-      return showOne(doc, request)
+    async get({ request, id, fields }: { request: FastifyRequest, id: string, fields?: string }) {
+      return showOne(await resource.get({ request }, id, resource.selectFields(request, fields)), request)
     },
     async create({ request, body }: { request: FastifyRequest, body: unknown }) {
       const input = structuredClone(body)
       await fillFromScope(context, request, input)
-      const doc = validBody(checkBody, input)
-      await checkCreateInScope(context, request, doc)
-      return showOne(await writeOrExplain(() => store.insert(doc), notCreated), request)
+      return showOne(await resource.create({ request }, validBody(checkBody, input), none), request)
     },
     async replace({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
-      const doc = bodyWithoutId(validBody(checkBody, structuredClone(body)), id, identifierField)
-      const filter = await context.itemFilter(request, id)
-      if (filter === undefined) throw notReplaced()
-      const written = await scopedWrite(context, request, filter, { after: doc, isKnown: replaced }, (guarded) =>
-        writeOrExplain(() => store.replace(guarded, doc, keepOnReplace), notReplaced), notReplaced)
-      return showOne(written, request)
+      return showOne(await resource.replace!({ request }, id, validBody(checkBody, structuredClone(body)), none), request)
     },
     async update({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
-      const changes = bodyWithoutId(validBody(checkPatch, structuredClone(body)), id, identifierField)
-      const filter = await context.itemFilter(request, id)
-      if (filter === undefined) throw notUpdated()
-      const written = await scopedWrite(context, request, filter, { after: changes, isKnown: (field) => Object.hasOwn(changes, field) }, (guarded) =>
-        writeOrExplain(() => store.update(guarded, { set: changes }), notUpdated), notUpdated)
-      return showOne(written, request)
+      return showOne(await resource.update({ request }, id, validBody(checkPatch, structuredClone(body)), none), request)
     },
     async delete({ request, id }: { request: FastifyRequest, id: string }) {
-      const filter = await context.itemFilter(request, id)
-      if (filter === undefined || !(await store.remove(filter))) throw notDeleted()
+      await resource.delete({ request }, id, none)
     },
   }
   return service as unknown as CrudService

@@ -20,6 +20,10 @@ export interface ServiceListQuery {
   sort_dir?: number | string
   /** The filter grammar of the list route: a JSON string, or the object it would parse to. */
   filters?: string | Record<string, unknown>
+  /** `fields=`: the comma-separated fields to answer (`id` always), as on the list route. */
+  fields?: string
+  /** A page cursor a list route's `Link` gave (the service hands out none: it answers no headers). */
+  cursor?: string
 }
 
 /**
@@ -35,7 +39,7 @@ export interface CrudService<M extends InModel = InModel, O extends OutModel | u
   /** GET <prefix>: the documents matching `query` under the scope. Without a `limit` (or `defaultLimit`), all of them, in memory. */
   list(input: { request: FastifyRequest, query?: ServiceListQuery }): Promise<Array<ServiceDocument<M, O>>>
   /** GET <prefix>/{id}: the document, or the router's "Document not found" (400, or `notFoundStatus`). */
-  get(input: { request: FastifyRequest, id: string }): Promise<ServiceDocument<M, O>>
+  get(input: { request: FastifyRequest, id: string, fields?: string }): Promise<ServiceDocument<M, O>>
   /** POST <prefix>: validates `body` against the model (scope-fixed fields filled in), stores it, answers it. */
   create(input: { request: FastifyRequest, body: Static<M> }): Promise<ServiceDocument<M, O>>
   /** PUT <prefix>/{id}: replaces the document (its embedded item arrays kept). */

@@ -1,0 +1,84 @@
+import { notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
+import type { Filter } from '../query/filter.js'
+import { bodyWithoutId } from '../routes/body-id.js'
+import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-request.js'
+import { mainListPage, parseListQuery } from '../routes/list.js'
+import { prepareListPage } from '../routes/list-page.js'
+import type { Caller, RouterContext } from '../routes/router-context.js'
+import { checkCreateInScope, scopedWrite } from '../routes/scoped-write.js'
+import type { ListPresenter } from '../routes/serve-list.js'
+import type { DocChanges, WireDoc } from '../store/store.js'
+import type { Preconditions, Resource } from './resource.js'
+import { writeOrExplain } from './write-or-explain.js'
+
+/**
+ * The router's own documents: read and written under its row scope (`filterDependency`), shown with
+ * their references populated. Every write's result is checked against the scope in the write itself
+ * (routes/scoped-write.ts), and `If-Match` is part of the write too (compare-and-swap).
+ */
+export function collectionResource(context: RouterContext, presenter: ListPresenter): Resource {
+  const { store, options } = context
+  const pageSpec = mainListPage(context)
+  const { keepOnReplace, replaced } = replaceRules(context)
+
+  async function itemOf(caller: Caller, id: string, refused: () => Error): Promise<Filter> {
+    const filter = await context.itemFilter(caller.request, id)
+    if (filter === undefined) throw refused()
+    return filter
+  }
+
+  /** A replace or update: If-Match read first, then the write guarded by it and by the scope at once. */
+  async function write(caller: Caller, id: string, change: { after: WireDoc, isKnown: (field: string) => boolean }, pre: Preconditions, run: (filter: Filter, unchanged: Parameters<typeof store.update>[2]) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
+    const filter = await itemOf(caller, id, refused)
+    const unchanged = await checkIfMatch(pre.ifMatch, context.etagKey, () => store.findSnapshot(filter), refused)
+    const written = (guarded: Filter) =>
+      guardedWrite(unchanged, () => writeOrExplain(() => run(guarded, unchanged), refused), () => store.findOne(guarded))
+    return scopedWrite(context, caller.request, filter, change, written, refused)
+  }
+
+  return {
+    presenter,
+    selectFields: pageSpec.selectFields,
+    idKey: context.itemParam,
+    conditionalReads: options.populates.length === 0,
+    tagKey: () => context.etagKey,
+    present: (doc, caller) => context.present(doc, caller),
+    async list(caller, raw) {
+      const page = await prepareListPage(pageSpec, caller, await parseListQuery(context, caller.request, raw), raw)
+      return { ...page, source: store }
+    },
+    async get(caller, id, fields) {
+      const doc = await store.findOne(await itemOf(caller, id, () => context.notFound()), fields)
+      if (doc === undefined) throw context.notFound()
+      return doc
+    },
+    async create(caller, body, pre) {
+      await checkCreateInScope(context, caller.request, body)
+      return writeOrExplain(() => store.insert(body), pre.createOnly === true ? exists : notCreated)
+    },
+    replace(caller, id, body, pre) {
+      const doc = bodyWithoutId(body, id, options.identifierField)
+      return write(caller, id, { after: doc, isKnown: replaced }, pre, (filter, unchanged) => store.replace(filter, doc, keepOnReplace, unchanged), notReplaced)
+    },
+    update(caller, id, body, pre) {
+      const changes = bodyWithoutId(body, id, options.identifierField)
+      const isKnown = (field: string) => Object.hasOwn(changes, field)
+      const set: DocChanges = { set: changes }
+      return write(caller, id, { after: changes, isKnown }, pre, (filter, unchanged) => store.update(filter, set, unchanged), notUpdated)
+    },
+    async delete(caller, id, pre) {
+      const filter = await itemOf(caller, id, notDeleted)
+      const unchanged = await checkIfMatch(pre.ifMatch, context.etagKey, () => store.findSnapshot(filter), notDeleted)
+      if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+    },
+  }
+}
+
+/** What a replace keeps and what it decides. */
+function replaceRules(context: RouterContext): { keepOnReplace: string[], replaced: (field: string) => boolean } {
+  // Embedded item arrays are managed by their own routes: replacing the parent keeps them.
+  const keepOnReplace = context.options.embeds.map((embed) => embed.embedName)
+  // What a PUT decides: the model's fields (sent, or removed when left out); the rest is kept.
+  const declared = new Set(context.typed.kind === 'object' ? context.typed.fields.keys() : [])
+  return { keepOnReplace, replaced: (field) => declared.has(field) && field !== '_id' && !keepOnReplace.includes(field) }
+}

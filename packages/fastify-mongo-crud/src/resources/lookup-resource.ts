@@ -1,0 +1,83 @@
+import { notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
+import type { Filter } from '../query/filter.js'
+import { allOf } from '../query/filter.js'
+import { PageCursors } from '../query/page-cursor.js'
+import { parseClientQuery } from '../query/parse-client-query.js'
+import { fieldSelector } from '../query/parse-fields.js'
+import { lookupLink } from '../relations/lookup-link.js'
+import type { LookupPlan } from '../relations/lookup-routes.js'
+import { bodyWithoutId } from '../routes/body-id.js'
+import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-request.js'
+import { collectionPlace, placeKey } from '../routes/etag.js'
+import { prepareListPage } from '../routes/list-page.js'
+import type { Caller, RouterContext } from '../routes/router-context.js'
+import type { ListPresenter } from '../routes/serve-list.js'
+import type { Snapshot, WireDoc } from '../store/store.js'
+import type { Preconditions, Resource } from './resource.js'
+import { writeOrExplain } from './write-or-explain.js'
+
+/**
+ * The children of a lookup: documents of another collection whose foreign field holds their parent's
+ * `localField` value. Every operation goes through the parent first (its identifier, scope and link
+ * value: relations/lookup-link.ts), so a child is only ever reached through its own parent; writes
+ * set the foreign field from the path and never update the parent.
+ */
+export function lookupResource(context: RouterContext, plan: LookupPlan, presenter: ListPresenter): Resource {
+  const { lookup, child, store } = plan
+  const link = lookupLink(context, lookup)
+  // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
+  const pageSpec = { count: store.count, selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
+  // The children's tags are those of their collection, as a router serving it would answer them.
+  const key = placeKey(context.options.etagKey, collectionPlace(context.options.db, lookup.collectionName))
+
+  /** The child of the path under its parent, or the operation's refusal; with the parent's link value. */
+  async function childOf(caller: Caller, id: string, refused: () => Error) {
+    const { value, children } = await link.parent(caller.request)
+    const filter = link.child(id, children)
+    if (filter === undefined) throw refused()
+    return { value, filter }
+  }
+
+  /** A replace or update: the body's `id` may repeat the path's, the foreign field comes from the path. */
+  async function write(caller: Caller, id: string, body: WireDoc, pre: Preconditions, run: (filter: Filter, doc: WireDoc, unchanged: Snapshot | undefined) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
+    const { value, children } = await link.parent(caller.request)
+    const doc = link.body(bodyWithoutId(body, id, '_id'), value)
+    const filter = link.child(id, children)
+    if (filter === undefined) throw refused()
+    const unchanged = await checkIfMatch(pre.ifMatch, key, () => store.findSnapshot(filter), refused)
+    const written = await guardedWrite(unchanged, () => writeOrExplain(() => run(filter, doc, unchanged), refused), () => store.findOne(filter))
+    if (written === undefined) throw refused()
+    return written
+  }
+
+  return {
+    presenter,
+    selectFields: pageSpec.selectFields,
+    idKey: 'id',
+    conditionalReads: true,
+    tagKey: () => key,
+    present: async (doc) => doc,
+    async list(caller, raw) {
+      const { children } = await link.parent(caller.request)
+      const query = parseClientQuery(raw, child.listSpec)
+      const page = await prepareListPage(pageSpec, caller, { ...query, filter: allOf(children, query.filter) }, raw)
+      return { ...page, source: store }
+    },
+    async get(caller, id, fields) {
+      const doc = await store.findOne((await childOf(caller, id, () => context.notFound())).filter, fields)
+      if (doc === undefined) throw context.notFound()
+      return doc
+    },
+    async create(caller, body, pre) {
+      const { value } = await link.parent(caller.request)
+      return writeOrExplain(() => store.insert(link.body(body, value)), pre.createOnly === true ? exists : notCreated)
+    },
+    replace: (caller, id, body, pre) => write(caller, id, body, pre, (filter, doc, unchanged) => store.replace(filter, doc, [], unchanged), notReplaced),
+    update: (caller, id, body, pre) => write(caller, id, body, pre, (filter, doc, unchanged) => store.update(filter, { set: doc }, unchanged), notUpdated),
+    async delete(caller, id, pre) {
+      const { filter } = await childOf(caller, id, notDeleted)
+      const unchanged = await checkIfMatch(pre.ifMatch, key, () => store.findSnapshot(filter), notDeleted)
+      if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+    },
+  }
+}

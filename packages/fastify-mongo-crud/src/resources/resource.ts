@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify'
+import type { ListQuery, ListQueryString } from '../query/list-query.js'
+import type { PreparedPage } from '../routes/list-page.js'
+import type { Caller } from '../routes/router-context.js'
+import type { ListPresenter, ListSource } from '../routes/serve-list.js'
+import type { WireDoc } from '../store/store.js'
+
+/**
+ * The operations of one kind of resource: the router's collection, a lookup's children, an embed's
+ * items. Every HTTP route of every kind (http/handlers.ts) and the service API are thin adapters over
+ * it, so a capability written here holds on every route that offers the operation.
+ *
+ * An operation takes what parsing completed (the caller, the id of the path, a validated body, the
+ * preconditions sent) and either answers the stored document or throws the catalog's error, with its
+ * own status: nothing maps errors a second time. Documents are answered as stored (`present` makes them
+ * what GET one shows), so a route can tag them before they are fitted to the output model.
+ */
+export interface Resource {
+  /** Shows a list's documents (populated, fitted, serialized). */
+  readonly presenter: ListPresenter
+  /** Where the identifier of a created document is (its `Location`): `id`, or the identifier field. */
+  readonly idKey: string
+  /** `fields=` of GET one, checked against the kind's output model (query/parse-fields.ts). */
+  readonly selectFields: (request: FastifyRequest, raw: string | undefined) => string[] | undefined
+  /** False where GET one may not answer 304: a populated document can change with its references. */
+  readonly conditionalReads: boolean
+  /** The key of the caller's tags (routes/etag.ts): bound to the collection, and for items to the parent. */
+  tagKey(caller: Caller): string
+  /** A stored document as GET one answers it (references populated). */
+  present(doc: WireDoc, caller: Caller): Promise<WireDoc>
+  /** The list a request asks for: its query complete (scope, parent, default sort, fields, cursor) and its source. */
+  list(caller: Caller, raw: ListQueryString): Promise<ResolvedList>
+  /** The document of the path (only `fields` of it when given); the kind's "not found" when there is none. */
+  get(caller: Caller, id: string, fields?: readonly string[]): Promise<WireDoc>
+  create(caller: Caller, body: WireDoc, preconditions: Preconditions): Promise<WireDoc>
+  /** Undefined where the kind has no replace (embedded items are patched, or replaced with their parent). */
+  readonly replace?: (caller: Caller, id: string, body: WireDoc, preconditions: Preconditions) => Promise<WireDoc>
+  update(caller: Caller, id: string, changes: WireDoc, preconditions: Preconditions): Promise<WireDoc>
+  delete(caller: Caller, id: string, preconditions: Preconditions): Promise<void>
+}
+
+/** A list resolved: the query the store reads, what the page becomes before it is shown (its next `Link`). */
+export interface ResolvedList {
+  readonly query: ListQuery
+  readonly source: ListSource
+  readonly onPage?: PreparedPage['onPage']
+}
+
+/**
+ * The preconditions of a write (docs/conditional-requests.md), as an HTTP request sent them: `If-Match`
+ * on replace, update and delete, `If-None-Match: *` on create. The service API sends none.
+ */
+export interface Preconditions {
+  readonly ifMatch?: string | string[] | undefined
+  readonly createOnly?: boolean
+}

@@ -1,0 +1,25 @@
+import type { TSchema } from 'typebox'
+import type { Fit } from '../schema/fit-document.js'
+import { createDocumentFitter, type FitSource } from '../schema/fit-response.js'
+import { compileModelSerializer } from '../schema/serializer.js'
+import type { ListPresenter } from './serve-list.js'
+
+/**
+ * Makes the presenters of one router's lists: each shows documents with one output model, fitted to
+ * it (DESIGN §2b) and serialized by it. Both compile on first use, when every router of the app has
+ * registered: a populated schema is complete only then.
+ */
+export function listPresenters(compileFit: (schema: TSchema) => Fit, schemas: readonly TSchema[]) {
+  return (schema: TSchema, source: FitSource, populate?: ListPresenter['populate']): ListPresenter => {
+    let serialize: ((doc: unknown) => string) | undefined
+    return {
+      collection: source.collection,
+      populate,
+      fit: createDocumentFitter(compileFit, schema, source),
+      serialize: (doc) => {
+        serialize ??= compileModelSerializer(schema, schemas)
+        return serialize(doc)
+      },
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { RouteOptions } from 'fastify'
+import type { RouteName } from '../options.js'
+import type { Resource } from '../resources/resource.js'
+import { buildCreateRoute } from './create.js'
+import { buildListRoute } from './list.js'
+import { buildReadRoute } from './read.js'
+import { buildRemoveRoute } from './remove.js'
+import { buildReplaceRoute } from './replace.js'
+import type { RouterContext } from './router-context.js'
+import { buildUpdateRoute } from './update.js'
+
+type RouteBuilder = (context: RouterContext, resource: Resource, url: string) => RouteOptions
+
+/** The six routes of the router's own collection, each at its URL, in the order OpenAPI lists them. */
+const MAIN_ROUTES: ReadonlyArray<[RouteName, RouteBuilder, 'list' | 'item']> = [
+  ['GetAll', buildListRoute, 'list'],
+  ['CreateOne', buildCreateRoute, 'list'],
+  ['GetOne', buildReadRoute, 'item'],
+  ['ReplaceOne', buildReplaceRoute, 'item'],
+  ['UpdateOne', buildUpdateRoute, 'item'],
+  ['DeleteOne', buildRemoveRoute, 'item'],
+]
+
+/** The routes the router's `disable*` keys leave, over the collection's resource. */
+export function buildMainRoutes(context: RouterContext, resource: Resource, prefix: string): RouteOptions[] {
+  // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
+  const urls = { list: prefix === '' ? '/' : '', item: itemUrl(context) }
+  return MAIN_ROUTES.filter(([name]) => !context.options.disabled.has(name)).map(([, build, url]) => build(context, resource, urls[url]))
+}
+
+/** The URL of one document, under which child routes live too. */
+export function itemUrl(context: RouterContext): string {
+  return `/:${context.itemParam}`
+}
