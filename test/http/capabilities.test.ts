@@ -120,13 +120,16 @@ const CHECKS: Record<string, { yes: Check, no: Check }> = {
   },
   cursor: {
     async yes(app, place) {
-      await seed(app, place, [2, 1, 3])
+      // Two documents share a rank: the next page continues after (rank, id), so neither is lost or repeated.
+      const seeded = await seed(app, place, [2, 1, 2, 3])
       const first = await app.inject({ url: `${place.list}?sort_by=rank&limit=2`, headers: place.headers })
       assert.deepEqual(first.json().map((d: Json) => d.rank), [1, 2])
       const next = /^<([^>]+)>; rel="next"$/.exec(String(first.headers.link))?.[1]
       assert.ok(next !== undefined, `no Link: ${first.headers.link}`)
       const second = await app.inject({ url: next, headers: place.headers })
-      assert.deepEqual(second.json().map((d: Json) => d.rank), [3])
+      assert.deepEqual(second.json().map((d: Json) => d.rank), [2, 3])
+      const twos = [first.json()[1].id, second.json()[0].id].sort()
+      assert.deepEqual(twos, [seeded[0].id, seeded[2].id].sort())
       assert.equal(second.headers.link, undefined)
       const elsewhere = await freshPlace(app, place.kind)
       const replayed = await app.inject({ url: next.replace(place.list, elsewhere.list), headers: elsewhere.headers })

@@ -16,7 +16,11 @@ export function itemsPipeline(parent: Filter, query: ListQuery, { field, shapes,
     { $replaceRoot: { newRoot: '$item' } },
     { $match: toMongoFilter(query.filter, shapes.item, ids) },
   ]
-  if (query.sort !== undefined) pipeline.push({ $sort: { [toMongoPath(query.sort.path, shapes.item)]: query.sort.direction } })
+  if (query.sort !== undefined) {
+    const path = toMongoPath(query.sort.path, shapes.item)
+    // `_id` as a tie-breaker, as on the main list: page cursors continue after (value, _id).
+    pipeline.push({ $sort: path === '_id' ? { _id: query.sort.direction } : { [path]: query.sort.direction, _id: 1 } })
+  }
   if (query.skip > 0) pipeline.push({ $skip: query.skip })
   if (query.limit !== undefined) pipeline.push({ $limit: query.limit })
   return pipeline
