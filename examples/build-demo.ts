@@ -41,7 +41,7 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     return user
   }
 
-  // Two versions of the same collection, served side by side (SPEC §9).
+  // Two versions of the same collection, served side by side (docs/openapi.md).
   await app.register(CRUDRouter, {
     model: User,
     modelOut: UserOutV1,

@@ -9,7 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 
 const TITLE = 'Docs Test API'
 
-/** The app under test, built through the public API (DESIGN.md §1). */
+/** The app under test, built through the public API. */
 async function buildApp(): Promise<FastifyInstance> {
   db = await openEmbedded()
   const User = MongoModel('User', { name: Type.String(), email: Type.String(), password: Type.String() })

@@ -180,7 +180,7 @@ describeEachStore('populates with a router modelOut', (mode) => {
   })
 })
 
-/** SPEC §2.1: the router's output model types the populated field as a list of the populated output model. */
+/** The router's output model types the populated field as a list of the populated output model. */
 const TrackDocsOut = MongoModelOut('TrackDocsOut', {
   title: Type.String(),
   artistIds: Type.Array(ArtistOut),

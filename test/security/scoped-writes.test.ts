@@ -268,7 +268,7 @@ describeEachStore('filtersUnderScope: "and" lets scoped lists search', (mode) =>
     assert.equal(res.statusCode, 422, res.body)
   })
 
-  it('by default, ignores client filters under a scope (SPEC §4.2 rule 4)', async () => {
+  it('by default, ignores client filters under a scope (docs/security.md, Row scope)', async () => {
     const found: Json[] = await getJson(t.app, `/notes-default${filtersQuery({ title: 'apple' })}`, asAlice)
     assert.equal(found.length, 2)
   })

@@ -74,7 +74,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   ], populator)
   for (const index of options.indexes) await store.ensureIndex(index)
 
-  // Stored documents are fitted to the output model before they are serialized (DESIGN §2b): lists
+  // Stored documents are fitted to the output model before they are serialized (docs/http-contract.md): lists
   // by their presenter, the routes answering one document by a hook (withFittedResponses).
   const compileFit = createFitCompiler(schemas)
   const presenter = listPresenters(compileFit, schemas)

@@ -68,7 +68,7 @@ export const RouterOptionSchemas = {
   filterable: fieldPaths("Fields clients may filter on (default: the output model's)."),
   sortable: fieldPaths("Fields clients may sort on (default: the output model's)."),
   defaultSort: Type.Optional(DefaultSortSchema),
-  notFoundStatus: Type.Optional(Type.Enum([400, 404], { description: 'Status of "Document not found" answers: 400 (default, as the spec says) or 404.' })),
+  notFoundStatus: Type.Optional(Type.Enum([400, 404], { description: 'Status of "Document not found" answers: 400 (default, as the Python original answers) or 404.' })),
   filtersUnderScope: Type.Optional(Type.Enum(['ignore', 'and'], { description: "Client filters on the list under a filterDependency scope: 'ignore'd (default) or 'and'ed with the scope." })),
   clientIdsUnderScope: Type.Optional(
     Type.Enum(['refuse', 'allow'], {

@@ -30,7 +30,7 @@ export interface ListQueryString {
 
 /**
  * The querystring schema of every list route: the single source for type validation and OpenAPI.
- * Messages the spec fixes word for word are produced by `queryIssueMessage` below.
+ * Messages the Python original answers word for word are produced by `queryIssueMessage` below.
  */
 export const listQuerySchema = {
   type: 'object',

@@ -2,7 +2,7 @@ import { invalidQuery } from '../errors.js'
 import type { ListQueryString } from './list-query.js'
 
 export interface PageLimits {
-  /** Applied when the client sends no `limit`; unset means unbounded (the spec's default), streamed. */
+  /** Applied when the client sends no `limit`; unset means unbounded (the Python original's default), streamed. */
   defaultLimit?: number | undefined
   maxLimit?: number | undefined
   maxSkip?: number | undefined

@@ -9,7 +9,7 @@ export interface CRUDEmbedOptions<M extends InModel = InModel, O extends OutMode
   extends Omit<RouteDependencies<M>, 'dependenciesReplaceOne'>, Omit<DisableOptions, 'disableReplaceOne'> {
   /** Model of one embedded item (made by MongoModel: it has its own `id`); item dependencies see bodies of it. */
   model: M
-  /** Output model of the children (an extension of the spec): only its fields appear in responses. */
+  /** Output model of the children (beyond the Python original): only its fields appear in responses. */
   modelOut?: O
   /** The parent's array field holding the items; also the path segment of the child routes. */
   embedName: string

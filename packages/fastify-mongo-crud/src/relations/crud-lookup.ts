@@ -7,7 +7,7 @@ import { checkDependencies, checkDisabled, type DependencyOptions, type DisableO
 export interface CRUDLookupOptions<M extends InModel = InModel, O extends OutModel = OutModel> extends RouteDependencies<M>, DisableOptions {
   /** Model of the children (made by MongoModel); dependencies of the child write routes see bodies of it. */
   model: M
-  /** Output model of the children (an extension of the spec): only its fields appear in responses. */
+  /** Output model of the children (beyond the Python original): only its fields appear in responses. */
   modelOut?: O
   collectionName: string
   /** Path segment of the child routes, without a leading slash (`messages`). */

@@ -36,7 +36,7 @@ export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
 }
 
 /**
- * The five routes of SPEC §4.5 at `<item>/<embedName>`, minus those the embed disables, over the
+ * The five routes of an embed (docs/http-contract.md) at `<item>/<embedName>`, minus those the embed disables, over the
  * embed's items (resources/embed-resource.ts). Every write is an update of the parent, so it passes
  * the parent's update guards too (UPDATES_PARENT).
  */

@@ -55,7 +55,7 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
 }
 
 /**
- * The six child routes of SPEC §4.4 (plus PUT) under `<item>/<prefix>`, minus those the lookup
+ * The six child routes of a lookup (docs/http-contract.md) under `<item>/<prefix>`, minus those the lookup
  * disables. Children live in another collection: their writes read the parent, never update it.
  */
 export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, resource: Resource, itemUrl: string): RouteOptions[] {

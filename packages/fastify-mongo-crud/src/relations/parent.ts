@@ -25,7 +25,7 @@ export async function loadParent(context: RouterContext, request: FastifyRequest
 
 /** Child routes that read the parent: lookup routes (children live in another collection) and embed reads. */
 export const READS_PARENT: readonly RouteName[] = ['GetOne']
-/** Writing an embedded item is an update of the parent (DESIGN §2b): it passes the parent's GetOne, then UpdateOne guards. */
+/** Writing an embedded item is an update of the parent (one atomic update of its array): it passes the parent's GetOne, then UpdateOne guards. */
 export const UPDATES_PARENT: readonly RouteName[] = ['GetOne', 'UpdateOne']
 
 /**

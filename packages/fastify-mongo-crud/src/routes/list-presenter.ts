@@ -6,7 +6,7 @@ import type { ListPresenter } from './serve-list.js'
 
 /**
  * Makes the presenters of one router's lists: each shows documents with one output model, fitted to
- * it (DESIGN §2b) and serialized by it. Both compile on first use, when every router of the app has
+ * it (docs/http-contract.md) and serialized by it. Both compile on first use, when every router of the app has
  * registered: a populated schema is complete only then.
  */
 export function listPresenters(compileFit: (schema: TSchema) => Fit, schemas: readonly TSchema[]) {

@@ -42,7 +42,7 @@ export function mainListPage(context: RouterContext): ListPageSpec {
 /** The list query of a request, under the router's scope; the service API passes its own `query`. */
 export async function parseListQuery(context: RouterContext, request: FastifyRequest, query = request.query as ListQueryString): Promise<ListQuery> {
   if (context.options.filterDependency === undefined) return parseClientQuery(query, context.listSpec)
-  // With a scope, client filters are ignored (SPEC §4.2 rule 4) unless the router ANDs them with it:
+  // With a scope, client filters are ignored (docs/security.md, Row scope) unless the router ANDs them with it:
   // either way the scope is never widened.
   if (context.options.filtersUnderScope === 'and') {
     const parsed = parseClientQuery(query, context.listSpec)
