@@ -1,10 +1,8 @@
-import { aggregateDocuments, type CollectionResolver, outputStageOf, type SortMemory } from './aggregate-documents.js'
-import type { Collation } from './collation.js'
+import { aggregateDocuments, type CollectionResolver, outputStageOf, type PipelineSettings } from './aggregate-documents.js'
 import { startDeadline } from './collection-core.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { Deadline } from './deadline.js'
 import type { Document } from './document.js'
-import type { Variables } from './let-variables.js'
 import { writeMerge } from './merge-stage.js'
 import { writeOut } from './out-stage.js'
 import type { OutputResolver } from './output-target.js'
@@ -22,12 +20,8 @@ export interface AggregateSource {
   settings?: () => AggregateSettings
 }
 
-export interface AggregateSettings {
-  variables?: Variables | undefined
-  collation?: Collation | undefined
-  /** What a `$sort` stage may hold (the engine's `sortMemoryLimitBytes`, and the `allowDiskUse` option). */
-  sortMemory?: SortMemory | undefined
-}
+/** An aggregation's `let`, collation and memory limits (aggregate-documents.ts). */
+export type AggregateSettings = PipelineSettings
 
 /**
  * The cursor of an aggregation. A pipeline ending in `$out` or `$merge` runs entirely on the
@@ -40,7 +34,7 @@ export function aggregateCursor(source: AggregateSource, pipeline: Document[], m
     const stages = output ? expanded.slice(0, -1) : expanded
     const settings = source.settings?.() ?? {}
     const documents = source.read(deadline, settings)
-    return stages.length === 0 ? documents : aggregateDocuments(documents, stages, source.resolve, settings.variables, settings.collation, source.collectionless, settings.sortMemory)
+    return stages.length === 0 ? documents : aggregateDocuments(documents, stages, source.resolve, settings, source.collectionless)
   }
   const output = outputStageOf(pipeline)
   if (!output) {

@@ -1,5 +1,5 @@
 import { Aggregator } from 'mingo/aggregator'
-import { BSON } from 'mongodb'
+import { bsonSizeWithin } from './bson-codec.js'
 import { checkFieldPaths } from './check-field-path.js'
 import { collatedMingoOptions } from './collated-operators.js'
 import type { Collation } from './collation.js'
@@ -7,6 +7,7 @@ import { refuseUncollatedStage } from './collation-refusals.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 import type { Document } from './document.js'
 import { asServerError, badValueError, invalidNamespaceError, locationError } from './errors.js'
+import { withExpressionMemoryLimit } from './expression-memory.js'
 import type { Variables } from './let-variables.js'
 import { MINGO_OPTIONS } from './mingo-options.js'
 import { SortedCollector, type SortSpec } from './sort-documents.js'
@@ -23,6 +24,16 @@ const MATCH: ReadonlySet<string> = new Set(['$match'])
 export interface SortMemory {
   limitBytes: number
   allowDiskUse?: boolean | undefined
+}
+
+/** How one aggregation runs: its `let` variables, its collation and its memory limits. */
+export interface PipelineSettings {
+  variables?: Variables | undefined
+  collation?: Collation | undefined
+  /** What a `$sort` stage may hold (the engine's `sortMemoryLimitBytes`, and the `allowDiskUse` option). */
+  sortMemory?: SortMemory | undefined
+  /** What one value an expression or an accumulator builds may take (the engine's option; undefined: the default). */
+  expressionMemoryLimitBytes?: number | undefined
 }
 
 /** Reads a collection of the same database, for `$lookup`, `$graphLookup` and `$unionWith`. */
@@ -46,21 +57,18 @@ export function outputStageOf(pipeline: readonly unknown[]): Document | undefine
  * Runs an aggregation pipeline over `source` (the documents the leading `$match` selected).
  * Top-level `$sort` stages use the engine's BSON order (bson-order.ts), with a following `$limit`
  * bounding the sort buffer, within `sortMemory`; every other stage runs in mingo, in runs between the sorts. Under a
- * `collation`, mingo runs with the collated operators and the sorts compare strings with it.
+ * `collation`, mingo runs with the collated operators and the sorts compare strings with it. The
+ * values its expressions and accumulators build are bounded by `expressionMemoryLimitBytes`
+ * (expression-memory.ts). `collectionless`: a database-level aggregation (`aggregate: 1`).
  */
-export function aggregateDocuments(
-  source: Iterable<Document>,
-  pipeline: Document[],
-  resolve: CollectionResolver,
-  variables?: Variables,
-  collation?: Collation,
-  collectionless = false,
-  sortMemory: SortMemory = { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES },
-): Document[] {
+export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, settings: PipelineSettings = {}, collectionless = false): Document[] {
+  const { variables, collation } = settings
+  const sortMemory = settings.sortMemory ?? { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }
   // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
   checkFieldPaths(pipeline, MATCH)
   checkSubPipelines(pipeline)
-  const options = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
+  const base = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
+  const options = withExpressionMemoryLimit(base, settings.expressionMemoryLimitBytes)
   let docs: Iterable<Document> = source
   let run: Document[] = []
   const flush = () => {
@@ -151,7 +159,8 @@ function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, c
     order: collation?.compareValues,
     ...(limited ? { memoryLimitBytes: memory.limitBytes, allowDiskUse: memory.allowDiskUse } : {}),
   })
-  // Measured only for the documents the sort keeps (a top-k drops most on arrival).
-  for (const doc of docs) collector.offer(doc, () => doc, () => BSON.calculateObjectSize(doc))
+  // Measured only for the documents the sort keeps (a top-k drops most on arrival); a walk bounded by
+  // the limit, as a document built by the pipeline may be far larger in BSON than in memory.
+  for (const doc of docs) collector.offer(doc, () => doc, () => bsonSizeWithin(doc, memory.limitBytes))
   return collector.result()
 }

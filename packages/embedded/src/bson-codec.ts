@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb'
 import type { Document } from './document.js'
 import { documentTooLargeError } from './errors.js'
+import { bsonSizeAtLeast } from './value-size.js'
 
 /** The server's limit on one document's BSON size. */
 export const MAX_BSON_SIZE = 16 * 1024 * 1024
@@ -11,11 +12,22 @@ const SERIALIZE = { ignoreUndefined: false } as const
 let decodedCount = 0
 
 /**
+ * `doc`'s BSON size when it is at most `max`; past it, a lower bound above `max`. A document an
+ * expression built may hold one value many times (a `$let` variable used twice at each of 40
+ * levels): small in memory, it is 2^40 values in BSON, which the BSON library would walk for
+ * hours. A bounded walk (value-size.ts) tells such a document apart first.
+ */
+export function bsonSizeWithin(doc: Document, max: number): number {
+  const atLeast = bsonSizeAtLeast(doc, max)
+  return atLeast > max ? atLeast : BSON.calculateObjectSize(doc, SERIALIZE)
+}
+
+/**
  * Serializes a document for storage, refusing it (code 10334) when it exceeds 16 MiB,
  * before any byte is written.
  */
 export function encodeDocument(doc: Document): Uint8Array {
-  const size = BSON.calculateObjectSize(doc, SERIALIZE)
+  const size = bsonSizeWithin(doc, MAX_BSON_SIZE)
   if (size > MAX_BSON_SIZE) throw documentTooLargeError(size, MAX_BSON_SIZE)
   // Checked first: bson's shared 17 MiB buffer silently corrupts anything larger.
   return BSON.serialize(doc, SERIALIZE)

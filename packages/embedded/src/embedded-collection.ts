@@ -6,6 +6,7 @@ import { isOperatorUpdate } from './build-upsert.js'
 import { checkId } from './check-id.js'
 import { toCollation } from './collation.js'
 import { CollectionCore, type Namespace } from './collection-core.js'
+import { checkWritableCollection } from './collection-name.js'
 import { EmbeddedCursor } from './cursor.js'
 import { distinctValues } from './distinct-values.js'
 import type { CollationOptions, Document, FindOptions } from './document.js'
@@ -103,6 +104,12 @@ export class EmbeddedCollection {
     if (this.#view.definition()) throw commandNotSupportedOnViewError(this.#core.ns)
   }
 
+  /** Neither a view nor one of the engine's `system.*` collections (collection-name.ts). */
+  #assertWritable(): void {
+    this.#assertNotView()
+    checkWritableCollection(this.collectionName, this.#core.ns)
+  }
+
   /** The write queue: every write of this collection runs through it, in order. */
   get queue() {
     return this.#core.queue
@@ -113,7 +120,7 @@ export class EmbeddedCollection {
    * leaves it to the server, which generates only a missing one and stores an explicit null.
    */
   async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
-    this.#assertNotView()
+    this.#assertWritable()
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
     if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
@@ -161,7 +168,7 @@ export class EmbeddedCollection {
   findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
-    this.#assertNotView()
+    this.#assertWritable()
     assertReplacement(replacement)
     return answer(this.#core, filter, replacement, options)
   }
@@ -169,7 +176,7 @@ export class EmbeddedCollection {
   findOneAndUpdate(filter: Document, update: Change, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
   findOneAndUpdate(filter: Document, update: Change, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
   async findOneAndUpdate(filter: Document, update: Change, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
-    this.#assertNotView()
+    this.#assertWritable()
     assertOperators(update)
     return answer(this.#core, filter, update, options)
   }
@@ -177,7 +184,7 @@ export class EmbeddedCollection {
   findOneAndDelete(filter: Document, options: WithMetadata<FindOneAndDeleteOptions>): Promise<ModifyResult>
   findOneAndDelete(filter: Document, options?: WithoutMetadata<FindOneAndDeleteOptions>): Promise<Document | null>
   async findOneAndDelete(filter: Document, options: FindOneAndDeleteOptions = {}): Promise<ModifyResult | Document | null> {
-    this.#assertNotView()
+    this.#assertWritable()
     return answer(this.#core, filter, null, options)
   }
 
@@ -192,25 +199,25 @@ export class EmbeddedCollection {
 
   /** `update`: an update document (`{ $set: ... }`) or an update pipeline (`[{ $set: ... }]`). */
   async updateOne(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
-    this.#assertNotView()
+    this.#assertWritable()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, false, options)
   }
 
   async updateMany(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
-    this.#assertNotView()
+    this.#assertWritable()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, true, options)
   }
 
   async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
-    this.#assertNotView()
+    this.#assertWritable()
     assertReplacement(replacement)
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
   async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
-    this.#assertNotView()
+    this.#assertWritable()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
     return this.#core.write(async () => {
@@ -220,7 +227,7 @@ export class EmbeddedCollection {
   }
 
   async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
-    this.#assertNotView()
+    this.#assertWritable()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
     return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS, collation)) }))
@@ -249,6 +256,7 @@ export class EmbeddedCollection {
         variables: resolveLet(options.let, 'aggregate'),
         collation: toCollation(options.collation),
         sortMemory: { limitBytes: this.#reads?.sortMemoryLimitBytes ?? DEFAULT_SORT_MEMORY_LIMIT_BYTES, allowDiskUse: options.allowDiskUse === true },
+        expressionMemoryLimitBytes: this.#reads?.expressionMemoryLimitBytes,
       }),
       read: (deadline, settings) => readDocuments(planned, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
       resolve: this.#resolve,
@@ -259,7 +267,7 @@ export class EmbeddedCollection {
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
-    this.#assertNotView()
+    this.#assertWritable()
     return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
   }
 
@@ -278,7 +286,7 @@ export class EmbeddedCollection {
 
   /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
   async dropIndex(name: string): Promise<boolean> {
-    this.#assertNotView()
+    this.#assertWritable()
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
     return this.#core.dropIndex(name)
   }

@@ -2,11 +2,13 @@ import { aggregateCursor } from './aggregate-cursor.js'
 import { aggregateDocuments } from './aggregate-documents.js'
 import { decodeDocument } from './bson-codec.js'
 import { toCollation } from './collation.js'
+import { checkCollectionName, checkWritableCollection } from './collection-name.js'
 import { compileFilter } from './compile-filter.js'
 import { EmbeddedCursor } from './cursor.js'
 import type { CollationOptions, Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, commandNotSupportedOnViewError, invalidArgumentError, namespaceExistsError } from './errors.js'
+import { DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES } from './expression-memory.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
 import { ID_INDEX } from './index-catalog.js'
 import { resolveLet } from './let-variables.js'
@@ -19,7 +21,10 @@ import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './views.js'
 /** Settings of one engine that its reads follow (openEmbedded's options). */
 export interface ReadSettings {
   sortMemoryLimitBytes: number
+  expressionMemoryLimitBytes: number
 }
+
+const DEFAULT_READS: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES, expressionMemoryLimitBytes: DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES }
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -54,7 +59,7 @@ export class EmbeddedDb {
   readonly #collections = new Map<string, EmbeddedCollection>()
   readonly #views: ViewCatalog
 
-  constructor(storage: Storage, databaseName: string, engine?: Engine, reads: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }) {
+  constructor(storage: Storage, databaseName: string, engine?: Engine, reads: ReadSettings = DEFAULT_READS) {
     this.databaseName = databaseName
     this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map(), reads }
     this.#engine.databases.set(databaseName, this)
@@ -72,9 +77,7 @@ export class EmbeddedDb {
 
   collection(name: string): EmbeddedCollection {
     if (!this.#engine.open) throw closedError()
-    if (typeof name !== 'string' || name === '' || name.includes('$') || name.includes('\0')) {
-      throw invalidArgumentError(`Invalid collection name: ${JSON.stringify(name)}`)
-    }
+    checkCollectionName(this.databaseName, name)
     let found = this.#collections.get(name)
     if (!found) {
       const namespace = { db: this.databaseName, name, storageName: this.#storageName(name) }
@@ -144,6 +147,7 @@ export class EmbeddedDb {
    */
   async createCollection(name: string, options: { viewOn?: string, pipeline?: Document[] } = {}): Promise<void> {
     const collection = this.collection(name)
+    checkWritableCollection(name, `${this.databaseName}.${name}`)
     if (options.viewOn !== undefined || options.pipeline !== undefined) {
       const definition = parseViewOptions(options)
       if (this.listCollectionNames().includes(name)) throw namespaceExistsError(`${this.databaseName}.${name}`)
@@ -157,6 +161,7 @@ export class EmbeddedDb {
   /** Drops one collection with its indexes; false when it did not exist. */
   async dropCollection(name: string): Promise<boolean> {
     const collection = this.collection(name)
+    checkWritableCollection(name, `${this.databaseName}.${name}`)
     if (this.#views.get(name)) return collection.queue.run(() => this.#views.drop(name))
     const existed = this.listCollectionNames().includes(name)
     const release = await collection.queue.hold()
@@ -204,6 +209,7 @@ export class EmbeddedDb {
         variables: resolveLet(options.let, 'aggregate'),
         collation: toCollation(options.collation),
         sortMemory: { limitBytes: this.#engine.reads.sortMemoryLimitBytes, allowDiskUse: options.allowDiskUse === true },
+        expressionMemoryLimitBytes: this.#engine.reads.expressionMemoryLimitBytes,
       }),
     }
     return aggregateCursor(source, pipeline, options.maxTimeMS)
@@ -244,10 +250,15 @@ export class EmbeddedDb {
     return { core: EmbeddedCollection.coreOf(owner.collection(coll)), create: () => owner.createCollection(coll) }
   }
 
-  /** Every document of a sibling collection (or view), freshly decoded (for `$lookup`). */
+  /**
+   * Every document of a sibling collection (or view), freshly decoded (for `$lookup`, `$unionWith`,
+   * `$graphLookup`, and a view's `viewOn`). The name comes from the client's pipeline: checked as
+   * `collection()` checks it, or a NUL byte or a `$` would reach another collection's storage.
+   */
   #readAll(name: string): Document[] {
+    checkCollectionName(this.databaseName, name)
     const view = this.#views.get(name)
-    if (view) return aggregateDocuments(this.#readAll(view.viewOn), view.pipeline, (other) => this.#readAll(other))
+    if (view) return aggregateDocuments(this.#readAll(view.viewOn), view.pipeline, (other) => this.#readAll(other), { expressionMemoryLimitBytes: this.#engine.reads.expressionMemoryLimitBytes })
     const storage = this.#engine.storage.collection(this.#storageName(name))
     const docs: Document[] = []
     const walk = storage.scan()

@@ -121,6 +121,20 @@ export function sortMemoryExceededError(limitBytes: number, allowDiskUse = false
   return serverError(292, 'QueryExceededMemoryLimitNoDiskUseAllowed', message)
 }
 
+/**
+ * A value an expression or an accumulator would build is past its memory limit, or the process heap
+ * is nearly full (expression-memory.ts): the server's 146 ExceededMemoryLimit, which MongoDB answers
+ * when `$range`, `$push` or `$addToSet` would pass their 100 MB limits.
+ */
+export function exceededMemoryLimitError(message: string) {
+  return serverError(146, 'ExceededMemoryLimit', message)
+}
+
+/** An index the server would refuse to create (an empty name, or a NUL byte in it, SERVER-16672): 67 CannotCreateIndex. */
+export function cannotCreateIndexError(message: string) {
+  return serverError(67, 'CannotCreateIndex', message)
+}
+
 /** Client-side argument errors: the driver throws these before anything reaches the server. */
 export function invalidArgumentError(message: string) {
   return new MongoInvalidArgumentError(message)

@@ -1,7 +1,7 @@
 import { decodeDocument } from './bson-codec.js'
 import { checkFieldPath } from './check-field-path.js'
 import type { Document } from './document.js'
-import { duplicateKeyError, duplicatesOnDiskError, indexConflictError, invalidArgumentError } from './errors.js'
+import { cannotCreateIndexError, duplicateKeyError, duplicatesOnDiskError, indexConflictError, invalidArgumentError } from './errors.js'
 import { concatBytes, END_PAD, entryPrefixOf, type IndexKey, indexKeysOf } from './index-keys.js'
 import type { CollectionStorage, IndexEntry, Storage, StoredIndex } from './persist/storage.js'
 
@@ -189,6 +189,9 @@ export class IndexCatalog {
     }
     for (const field of fields) checkFieldPath(field)
     const name = options.name ?? fields.map((f) => `${f}_${key[f]}`).join('_')
+    // Entries are stored under the index's name and a 0 byte (lmdb-storage.ts): with a NUL in it,
+    // one index's entries would fall inside another's range (`a` and `a\0b`).
+    if (name === '' || name.includes('\0')) throw cannotCreateIndexError(`The index name ${JSON.stringify(name)} is invalid: it must be non-empty and hold no NUL byte`)
     const unique = options.unique === true
     if (fields.length === 1 && fields[0] === '_id') return ID_INDEX
     const existing = this.#definitions().find((d) => d.name === name || sameKey(d.key, key))

@@ -1,4 +1,5 @@
 import { EmbeddedDb } from './embedded-db.js'
+import { toExpressionMemoryLimit } from './expression-memory.js'
 import { LmdbStorage } from './persist/lmdb-storage.js'
 import { MemoryStorage } from './persist/memory-storage.js'
 import { toSortMemoryLimit } from './sort-memory-limit.js'
@@ -15,6 +16,12 @@ export interface EmbeddedOptions {
    * QueryExceededMemoryLimitNoDiskUseAllowed. `Infinity` lifts the limit.
    */
   sortMemoryLimitBytes?: number
+  /**
+   * The memory one value that an aggregation's expression or accumulator builds may take (default
+   * 100 MB, MongoDB's limit for `$range`, `$push` and `$addToSet`; a string at most 16 MiB): past it,
+   * the aggregation fails with code 146 ExceededMemoryLimit. `Infinity` lifts the limit.
+   */
+  expressionMemoryLimitBytes?: number
 }
 
 /** Database name used in namespaces and error messages (`embedded.<collection>`). */
@@ -24,6 +31,7 @@ const DATABASE_NAME = 'embedded'
 export async function openEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedDb> {
   // Validated before the directory is opened (and locked).
   const sortMemoryLimitBytes = toSortMemoryLimit(options.sortMemoryLimitBytes)
+  const expressionMemoryLimitBytes = toExpressionMemoryLimit(options.expressionMemoryLimitBytes)
   const storage = options.path === undefined ? new MemoryStorage() : new LmdbStorage(options.path)
-  return new EmbeddedDb(storage, DATABASE_NAME, undefined, { sortMemoryLimitBytes })
+  return new EmbeddedDb(storage, DATABASE_NAME, undefined, { sortMemoryLimitBytes, expressionMemoryLimitBytes })
 }

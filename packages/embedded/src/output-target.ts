@@ -1,4 +1,5 @@
 import type { CollectionCore } from './collection-core.js'
+import { isSystemCollection } from './collection-name.js'
 import type { Document } from './document.js'
 import { invalidNamespaceError, locationError, typeMismatchError } from './errors.js'
 
@@ -35,7 +36,8 @@ export function parseTargetName(value: unknown, field: string, extraFields: read
   return { db: spec['db'] as string, coll: checkedName(spec['coll'] as string) }
 }
 
+/** As MongoDB, a name `collection()` would refuse, or one of the engine's `system.*` collections (collection-name.ts). */
 function checkedName(name: string): string {
-  if (name === '' || name.includes('$') || name.includes('\0')) throw invalidNamespaceError(`Invalid output collection name: ${JSON.stringify(name)}`)
+  if (name === '' || name.includes('$') || name.includes('\0') || isSystemCollection(name)) throw invalidNamespaceError(`Invalid output collection name: ${JSON.stringify(name)}`)
   return name
 }

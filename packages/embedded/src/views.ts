@@ -71,7 +71,7 @@ export class ViewCatalog {
 export function parseViewOptions(options: { viewOn?: unknown, pipeline?: unknown }): ViewDefinition {
   const { viewOn, pipeline } = options
   if (typeof viewOn !== 'string') throw typeMismatchError(`'viewOn' must be a string, not ${typeof viewOn}`)
-  if (viewOn === '' || viewOn.includes('$')) throw invalidNamespaceError(`invalid name for 'viewOn': ${JSON.stringify(viewOn)}`)
+  if (viewOn === '' || viewOn.includes('$') || viewOn.includes('\0')) throw invalidNamespaceError(`invalid name for 'viewOn': ${JSON.stringify(viewOn)}`)
   if (pipeline !== undefined && !Array.isArray(pipeline)) throw typeMismatchError("'pipeline' must be an array")
   for (const stage of (pipeline ?? []) as unknown[]) {
     if (typeof stage !== 'object' || stage === null || Array.isArray(stage)) throw badValueError('each stage of a view pipeline must be an object')

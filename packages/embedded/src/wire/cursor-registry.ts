@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto'
-import { BSON, Long } from 'mongodb'
+import { Long } from 'mongodb'
+import { bsonSizeWithin, MAX_BSON_SIZE } from '../bson-codec.js'
+import { documentTooLargeError } from '../errors.js'
 import type { Document } from '../index.js'
 import { cursorNotFound, operationFailed } from './wire-error.js'
 
 /** The server's default first batch, in documents. */
 export const DEFAULT_FIRST_BATCH = 101
+/**
+ * The largest document a reply carries: the server's limit for the documents an aggregation makes
+ * (16 MiB and 16 KiB); a larger one fails the batch with BSONObjectTooLarge (10334), as on the
+ * server, instead of a reply the driver cannot read.
+ */
+const MAX_DOCUMENT_BYTES = MAX_BSON_SIZE + 16 * 1024
 /** A batch stops growing past this many bytes of documents (the server's 16 MiB reply limit, with room). */
 const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024
 /** An idle cursor is closed after this long, like the server's cursorTimeoutMillis. */
@@ -154,7 +162,8 @@ export class CursorRegistry {
         if (step.done) return { docs, done: true }
         doc = step.value
       }
-      const size = BSON.calculateObjectSize(doc)
+      const size = bsonSizeWithin(doc, MAX_DOCUMENT_BYTES)
+      if (size > MAX_DOCUMENT_BYTES) throw documentTooLargeError(size, MAX_DOCUMENT_BYTES)
       if (docs.length > 0 && bytes + size > MAX_BATCH_BYTES) {
         cursor.pending = doc
         break

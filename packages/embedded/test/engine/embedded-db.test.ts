@@ -31,9 +31,10 @@ for (const kind of ENGINES) {
       assert.equal(await coll.countDocuments({ k: 1 }), 2)
     })
 
-    it('rejects invalid collection names', () => {
-      assert.throws(() => db().collection(''), { name: 'MongoInvalidArgumentError' })
-      assert.throws(() => db().collection('a$b'), { name: 'MongoInvalidArgumentError' })
+    it('rejects invalid collection names with InvalidNamespace, as the server does', () => {
+      for (const name of ['', 'a$b', 'a\u0000b']) {
+        assert.throws(() => db().collection(name), { name: 'MongoServerError', code: 73, codeName: 'InvalidNamespace' })
+      }
     })
   })
 }
