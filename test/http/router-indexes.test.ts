@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { CRUDRouter, createApp, type DriverDb, SetupError } from 'fastify-mongo-crud'
-import { documentsExamined } from '../../packages/embedded/src/scan-documents.ts'
+import { documentsExamined } from '../../packages/embedded/src/read/scan-documents.ts'
 import { buildApp, type TestApp } from '../harness/app.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { User } from '../harness/models.ts'

@@ -1,4 +1,4 @@
-import type { Document } from './document.js'
+import { isPlainObject } from './document.js'
 import { badValueError } from './errors.js'
 
 /**
@@ -37,8 +37,8 @@ export function checkFieldPaths(spec: unknown, skip: ReadonlySet<string> = NONE)
     for (const item of spec) checkFieldPaths(item, skip)
     return
   }
-  if (typeof spec !== 'object' || spec === null || Object.getPrototypeOf(spec) !== Object.prototype) return
-  for (const [key, value] of Object.entries(spec as Document)) {
+  if (!isPlainObject(spec)) return
+  for (const [key, value] of Object.entries(spec)) {
     if (!key.startsWith('$')) checkFieldPath(key)
     if (!skip.has(key)) checkFieldPaths(value, skip)
   }

@@ -20,3 +20,21 @@ export interface FindOptions {
   /** Compare strings in this collation's order, for the filter and the sort. */
   collation?: CollationOptions | undefined
 }
+
+/**
+ * A plain object: a non-null object whose prototype is `Object.prototype`, as documents decoded
+ * from BSON and JSON-like client values are. Arrays, dates, regexes, BSON values (ObjectId,
+ * Decimal128, ...), class instances and null-prototype objects are not: the engine walks only
+ * plain objects as documents, never another kind of object's internals.
+ */
+export function isPlainObject(value: unknown): value is Document {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+}
+
+/**
+ * Any non-null object but an array: a plain object, but also a Date, a RegExp or a BSON value.
+ * What a client argument must be where MongoDB asks for "an object" and checks nothing more.
+ */
+export function isNonArrayObject(value: unknown): value is Document {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,32 +1,32 @@
 import { ObjectId } from 'mongodb'
-import { type AggregateSource, aggregateCursor } from './aggregate-cursor.js'
-import type { CollectionResolver } from './aggregate-documents.js'
-import { copyThroughBson } from './bson-codec.js'
-import { isOperatorUpdate } from './build-upsert.js'
-import { checkId } from './check-id.js'
-import { toCollation } from './collation.js'
-import { CollectionCore, type Namespace } from './collection-core.js'
-import { checkWritableCollection } from './collection-name.js'
-import { EmbeddedCursor } from './cursor.js'
-import { distinctValues } from './distinct-values.js'
-import type { CollationOptions, Document, FindOptions } from './document.js'
-import type { ReadSettings } from './embedded-db.js'
+import { type AggregateSource, aggregateCursor } from './aggregate/aggregate-cursor.js'
+import type { CollectionResolver } from './aggregate/aggregate-documents.js'
+import type { OutputResolver } from './aggregate/output-target.js'
+import { copyThroughBson } from './bson/bson-codec.js'
+import { toCollation } from './collation/collation.js'
+import { checkId } from './collection/check-id.js'
+import { CollectionCore, type Namespace } from './collection/collection-core.js'
+import { checkWritableCollection } from './collection/collection-name.js'
+import type { ViewDefinition } from './collection/views.js'
+import { type CollationOptions, type Document, type FindOptions, isNonArrayObject } from './document.js'
 import { commandNotSupportedOnViewError, invalidArgumentError } from './errors.js'
-import { ID_INDEX } from './index-catalog.js'
-import { bindVariables, resolveLet } from './let-variables.js'
-import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './modify-documents.js'
-import type { OutputResolver } from './output-target.js'
-import type { Storage, StoredIndex } from './persist/storage.js'
-import { checkPipelineUpdate } from './pipeline-update.js'
-import { compileProjection, readDocuments } from './read-documents.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
-import { toFindSort } from './sort-spec.js'
-import type { ViewDefinition } from './views.js'
+import { ID_INDEX } from './indexes/index-catalog.js'
+import { bindVariables, resolveLet } from './query/let-variables.js'
+import { EmbeddedCursor } from './read/cursor.js'
+import { distinctValues } from './read/distinct-values.js'
+import { compileProjection, readDocuments } from './read/read-documents.js'
+import type { ReadSettings } from './read-settings.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort/sort-memory-limit.js'
+import { toFindSort } from './sort/sort-spec.js'
+import type { Storage, StoredIndex } from './storage/storage.js'
+import { isOperatorUpdate } from './update/build-upsert.js'
+import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './update/modify-documents.js'
+import { checkPipelineUpdate } from './update/pipeline-update.js'
 
 type ReturnDocument = 'before' | 'after'
 
 /** How a collection learns whether its name is a view, and reaches the view's source. */
-export interface ViewAccess {
+interface ViewAccess {
   definition: () => ViewDefinition | undefined
   source: (viewOn: string) => EmbeddedCollection
 }
@@ -51,7 +51,7 @@ export interface FindOneAndOptions {
 export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let' | 'collation'>
 
 /** Options of deleteOne and deleteMany, as the driver's. */
-export interface DeleteOptions {
+interface DeleteOptions {
   maxTimeMS?: number | undefined
   /** Variables for `$$name` in the filter's `$expr`: name → expression, evaluated once. */
   let?: Document | undefined
@@ -121,7 +121,7 @@ export class EmbeddedCollection {
    */
   async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
     this.#assertWritable()
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalidArgumentError('insertOne expects a document')
+    if (!isNonArrayObject(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
     if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
     const insertedId = doc['_id']

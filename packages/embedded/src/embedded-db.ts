@@ -1,30 +1,21 @@
-import { aggregateCursor } from './aggregate-cursor.js'
-import { aggregateDocuments } from './aggregate-documents.js'
-import { decodeDocument } from './bson-codec.js'
-import { toCollation } from './collation.js'
-import { checkCollectionName, checkWritableCollection } from './collection-name.js'
-import { compileFilter } from './compile-filter.js'
-import { EmbeddedCursor } from './cursor.js'
+import { aggregateCursor } from './aggregate/aggregate-cursor.js'
+import { aggregateDocuments } from './aggregate/aggregate-documents.js'
+import { withLocalSessions } from './aggregate/local-sessions.js'
+import type { OutputTarget } from './aggregate/output-target.js'
+import { decodeDocument } from './bson/bson-codec.js'
+import { toCollation } from './collation/collation.js'
+import { checkCollectionName, checkWritableCollection } from './collection/collection-name.js'
+import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './collection/views.js'
 import type { CollationOptions, Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
 import { closedError, commandNotSupportedOnViewError, invalidArgumentError, namespaceExistsError } from './errors.js'
-import { DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES } from './expression-memory.js'
-import { configureFailPoint, type FailPointMode, type FailPointName } from './fail-points.js'
-import { ID_INDEX } from './index-catalog.js'
-import { resolveLet } from './let-variables.js'
-import { withLocalSessions } from './local-sessions.js'
-import type { OutputTarget } from './output-target.js'
-import type { Storage } from './persist/storage.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort-memory-limit.js'
-import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './views.js'
-
-/** Settings of one engine that its reads follow (openEmbedded's options). */
-export interface ReadSettings {
-  sortMemoryLimitBytes: number
-  expressionMemoryLimitBytes: number
-}
-
-const DEFAULT_READS: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES, expressionMemoryLimitBytes: DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES }
+import { ID_INDEX } from './indexes/index-catalog.js'
+import { compileFilter } from './query/compile-filter.js'
+import { resolveLet } from './query/let-variables.js'
+import { EmbeddedCursor } from './read/cursor.js'
+import { configureFailPoint, type FailPointMode, type FailPointName } from './read/fail-points.js'
+import { DEFAULT_READS, type ReadSettings } from './read-settings.js'
+import type { Storage } from './storage/storage.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {

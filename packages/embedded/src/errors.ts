@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { MongoInvalidArgumentError, MongoServerError } from 'mongodb'
-import { formatValue } from './format-value.js'
+import { formatValue } from './bson/format-value.js'
 
 /**
  * Errors the engine raises, built with the official driver's own classes and the server's codes,
@@ -94,7 +94,7 @@ export function unknownStageError(name: string) {
 }
 
 /** `$$name` of a variable nothing defined: the server's 17276. */
-export function undefinedVariableError(message: string) {
+function undefinedVariableError(message: string) {
   return serverError(17276, 'Location17276', message)
 }
 
@@ -130,7 +130,7 @@ export function exceededMemoryLimitError(message: string) {
   return serverError(146, 'ExceededMemoryLimit', message)
 }
 
-/** An index the server would refuse to create (an empty name, or a NUL byte in it, SERVER-16672): 67 CannotCreateIndex. */
+/** An index MongoDB refuses to create (an empty name, or a NUL byte in it): 67 CannotCreateIndex. */
 export function cannotCreateIndexError(message: string) {
   return serverError(67, 'CannotCreateIndex', message)
 }

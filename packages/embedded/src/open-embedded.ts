@@ -1,8 +1,8 @@
 import { EmbeddedDb } from './embedded-db.js'
-import { toExpressionMemoryLimit } from './expression-memory.js'
-import { LmdbStorage } from './persist/lmdb-storage.js'
-import { MemoryStorage } from './persist/memory-storage.js'
-import { toSortMemoryLimit } from './sort-memory-limit.js'
+import { toExpressionMemoryLimit } from './operators/expression-memory.js'
+import { toSortMemoryLimit } from './sort/sort-memory-limit.js'
+import { LmdbStorage } from './storage/lmdb-storage.js'
+import { MemoryStorage } from './storage/memory-storage.js'
 
 export { EmbeddedCollection } from './embedded-collection.js'
 export { EmbeddedDb } from './embedded-db.js'

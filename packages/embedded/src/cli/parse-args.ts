@@ -14,7 +14,7 @@ export interface DbCommand {
   limits: Pick<WireServerOptions, 'maxConnections' | 'maxBufferedBytes' | 'partialMessageTimeoutMS'>
 }
 
-export type CliCommand = DbCommand | { command: 'help' }
+type CliCommand = DbCommand | { command: 'help' }
 
 export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--path ./data] [--host 127.0.0.1]
 

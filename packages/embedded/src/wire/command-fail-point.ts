@@ -1,4 +1,4 @@
-import type { Document } from '../index.js'
+import { type Document, isNonArrayObject } from '../document.js'
 import { badValue, typeMismatch } from './wire-error.js'
 
 /**
@@ -9,7 +9,7 @@ import { badValue, typeMismatch } from './wire-error.js'
  * `configureFailPoint` or the handshake; in-process calls are not commands and never fail. Like a
  * mongod's fail points, it is process-wide: every wire server of the process obeys it.
  */
-export interface FailCommandData {
+interface FailCommandData {
   failCommands: string[]
   errorCode?: number
   errmsg?: string
@@ -61,7 +61,7 @@ function failCommandFor(command: string, appName: string | undefined): FailComma
 
 function parseMode(mode: unknown): { times: number, skip: number } {
   if (mode === 'alwaysOn') return { times: Number.POSITIVE_INFINITY, skip: 0 }
-  if (typeof mode === 'object' && mode !== null && !Array.isArray(mode) && Object.keys(mode).length === 1) {
+  if (isNonArrayObject(mode) && Object.keys(mode).length === 1) {
     const [key, value] = Object.entries(mode)[0]!
     const count = Number(value)
     if ((key === 'times' || key === 'skip') && Number.isInteger(count) && count >= 0) {
@@ -72,7 +72,7 @@ function parseMode(mode: unknown): { times: number, skip: number } {
 }
 
 function parseData(data: unknown): FailCommandData {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw typeMismatch("failCommand: 'data' must be an object")
+  if (!isNonArrayObject(data)) throw typeMismatch("failCommand: 'data' must be an object")
   const spec = data as Document
   for (const key of Object.keys(spec)) {
     if (key === 'blockConnection' || key === 'blockTimeMS') throw badValue(`failCommand: '${key}' is not supported by the embedded engine`)

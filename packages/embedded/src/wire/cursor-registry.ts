@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { Long } from 'mongodb'
-import { bsonSizeWithin, MAX_BSON_SIZE } from '../bson-codec.js'
+import { bsonSizeWithin, MAX_BSON_SIZE } from '../bson/bson-codec.js'
+import type { Document } from '../document.js'
 import { documentTooLargeError } from '../errors.js'
-import type { Document } from '../index.js'
 import { cursorNotFound, operationFailed } from './wire-error.js'
 
 /** The server's default first batch, in documents. */
-export const DEFAULT_FIRST_BATCH = 101
+const DEFAULT_FIRST_BATCH = 101
 /**
  * The largest document a reply carries: the server's limit for the documents an aggregation makes
  * (16 MiB and 16 KiB); a larger one fails the batch with BSONObjectTooLarge (10334), as on the
@@ -22,7 +22,7 @@ export const DEFAULT_MAX_CURSORS = 10_000
 /** Open cursors one connection may keep, unless `maxCursorsPerConnection` says otherwise. */
 export const DEFAULT_MAX_CURSORS_PER_CONNECTION = 1_000
 
-export interface CursorLimits {
+interface CursorLimits {
   maxCursors: number
   maxCursorsPerConnection: number
 }
@@ -36,7 +36,7 @@ interface OpenCursor {
   pending?: Document | undefined
 }
 
-export interface Batch {
+interface Batch {
   docs: Document[]
   /** 0 once the source is exhausted (the cursor is then closed). */
   id: Long

@@ -1,7 +1,7 @@
 import { HEADER_BYTES } from './messages.js'
 
 /** What the next bytes of a connection hold. */
-export type Frame =
+type Frame =
   | { kind: 'message', bytes: Buffer }
   /** A header announcing more than the limit: answer it, then close the connection. */
   | { kind: 'too-large', length: number, requestId: number }

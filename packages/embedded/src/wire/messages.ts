@@ -1,8 +1,8 @@
 import { BSON } from 'mongodb'
-import type { Document } from '../index.js'
+import type { Document } from '../document.js'
 import { invalidBson, protocolError } from './wire-error.js'
 
-export const OP_REPLY = 1
+const OP_REPLY = 1
 export const OP_QUERY = 2004
 export const OP_COMPRESSED = 2012
 export const OP_MSG = 2013
@@ -13,7 +13,7 @@ const MORE_TO_COME = 1 << 1
 /** Bits 0-15 are "required": a flag the server does not know there must be refused. */
 const KNOWN_REQUIRED = CHECKSUM_PRESENT | MORE_TO_COME
 
-export interface Header {
+interface Header {
   length: number
   requestId: number
   responseTo: number

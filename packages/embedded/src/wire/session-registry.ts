@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Binary } from 'mongodb'
-import type { Document, EmbeddedDb } from '../index.js'
+import type { Document } from '../document.js'
+import type { EmbeddedDb } from '../embedded-db.js'
 
 /** How many sessions one engine remembers; the least recently used is forgotten beyond it. */
 const MAX_SESSIONS = 10_000

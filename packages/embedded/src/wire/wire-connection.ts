@@ -1,17 +1,17 @@
 import type { Socket } from 'node:net'
-import type { Document } from '../index.js'
+import type { Document } from '../document.js'
 import type { BufferBudget, BufferHolder } from './buffer-budget.js'
 import { FrameReader } from './frame-reader.js'
 import { encodeOpMsg, encodeOpReply, OP_COMPRESSED, OP_MSG, OP_QUERY, parseOpMsg, parseOpQuery, type Request, readHeader } from './messages.js'
 import { toErrorReply } from './wire-error.js'
 
 /** Runs one parsed request and returns its reply document. */
-export type RequestHandler = (request: Request, connectionId: number) => Promise<Document>
+type RequestHandler = (request: Request, connectionId: number) => Promise<Document>
 
 /** Why the server closed a connection to protect the others. */
 export type DropReason = 'max-buffered-bytes' | 'partial-message-timeout'
 
-export interface ConnectionLimits {
+interface ConnectionLimits {
   /** Largest message accepted, in bytes. */
   maxMessageBytes: number
   /** The bytes all connections may hold in unfinished messages, shared. */

@@ -1,5 +1,5 @@
 import { MongoError, MongoServerError } from 'mongodb'
-import type { Document } from '../index.js'
+import type { Document } from '../document.js'
 
 /**
  * An error the wire server answers with `{ ok: 0, errmsg, code, codeName }`. Engine errors
@@ -26,7 +26,6 @@ export const cursorNotFound = (message: string) => new WireError(43, 'CursorNotF
 export const operationFailed = (message: string) => new WireError(96, 'OperationFailed', message)
 export const commandNotFound = (name: string) => new WireError(59, 'CommandNotFound', `no such command: '${name}'`)
 export const invalidNamespace = (message: string) => new WireError(73, 'InvalidNamespace', message)
-export const notImplemented = (message: string) => new WireError(238, 'NotImplemented', message)
 export const invalidBson = (message: string) => new WireError(22, 'InvalidBSON', message)
 export const protocolError = (message: string) => new WireError(17132, 'Location17132', message)
 

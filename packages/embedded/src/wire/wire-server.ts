@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net'
-import type { EmbeddedDb } from '../index.js'
+import type { EmbeddedDb } from '../embedded-db.js'
 import { BufferBudget } from './buffer-budget.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
 import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
@@ -61,13 +61,13 @@ export interface WireServer {
   close(): Promise<void>
 }
 
-export const DEFAULT_MAX_MESSAGE_BYTES = 48_000_000
+const DEFAULT_MAX_MESSAGE_BYTES = 48_000_000
 /** Far more than a test suite or an app's pools open (a driver's default pool is 100, plus its monitor). */
-export const DEFAULT_MAX_CONNECTIONS = 1_000
+const DEFAULT_MAX_CONNECTIONS = 1_000
 /** Five messages of the largest size arriving at once; 20 clients each holding 40 MB would otherwise take 800 MB. */
-export const DEFAULT_MAX_BUFFERED_BYTES = 256_000_000
+const DEFAULT_MAX_BUFFERED_BYTES = 256_000_000
 /** A 48 MB message at under 1 MB/s still arrives; a socket trickling a message holds its bytes a minute at most. */
-export const DEFAULT_PARTIAL_MESSAGE_TIMEOUT_MS = 60_000
+const DEFAULT_PARTIAL_MESSAGE_TIMEOUT_MS = 60_000
 
 /**
  * Serves an embedded engine over the MongoDB wire protocol, so the official driver, mongosh and

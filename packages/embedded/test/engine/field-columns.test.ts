@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { documentsExamined } from '../../src/scan-documents.ts'
+import { documentsExamined } from '../../src/read/scan-documents.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /**

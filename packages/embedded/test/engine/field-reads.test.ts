@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { Binary, BSON, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'mongodb'
-import { documentsDecoded } from '../../src/bson-codec.ts'
-import { BsonFieldReader } from '../../src/bson-field-reader.ts'
-import { compileFilter } from '../../src/compile-filter.ts'
+import { documentsDecoded } from '../../src/bson/bson-codec.ts'
+import { BsonFieldReader } from '../../src/bson/bson-field-reader.ts'
 import type { Document } from '../../src/document.ts'
-import { SortedCollector, type SortSpec } from '../../src/sort-documents.ts'
+import { compileFilter } from '../../src/query/compile-filter.ts'
+import { SortedCollector, type SortSpec } from '../../src/sort/sort-documents.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /** A sort or a filter reads the fields it needs from the stored bytes; only returned documents are decoded. */

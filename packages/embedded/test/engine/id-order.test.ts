@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test'
 import { ObjectId } from 'mongodb'
 import type { Document, FindOptions } from '../../src/document.ts'
 import type { EmbeddedCollection } from '../../src/embedded-collection.ts'
-import { documentsExamined } from '../../src/scan-documents.ts'
+import { documentsExamined } from '../../src/read/scan-documents.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /** 600 ObjectIds (more than two of lmdb-storage's read batches), inserted in a shuffled order. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
-import { documentsDecoded } from '../../src/bson-codec.ts'
+import { documentsDecoded } from '../../src/bson/bson-codec.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /** lmdb inserts each await an fsync, so its collection is smaller; the property is the same. */

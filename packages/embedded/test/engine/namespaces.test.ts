@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import { before, describe, it } from 'node:test'
 import { BSON, MongoServerError } from 'mongodb'
-import { LmdbStorage } from '../../src/persist/lmdb-storage.ts'
+import { LmdbStorage } from '../../src/storage/lmdb-storage.ts'
 import { ENGINES, makeTempDir, useEngine } from './engines.ts'
 
 /**

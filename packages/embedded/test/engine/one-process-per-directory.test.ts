@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { open } from 'lmdb'
 import { MongoClient } from 'mongodb'
 import { openEmbedded } from '../../src/open-embedded.ts'
-import { LOCK_FILE } from '../../src/persist/directory-lock.ts'
+import { LOCK_FILE } from '../../src/storage/directory-lock.ts'
 import { makeTempDir } from './engines.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { ObjectId } from 'mongodb'
-import { documentsDecoded } from '../../src/bson-codec.ts'
+import { documentsDecoded } from '../../src/bson/bson-codec.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /**

@@ -6,7 +6,7 @@ import { Binary, MaxKey, MinKey, ObjectId, Timestamp } from 'mongodb'
 import type { Document, FindOptions } from '../../src/document.ts'
 import type { EmbeddedCollection } from '../../src/embedded-collection.ts'
 import { openEmbedded } from '../../src/open-embedded.ts'
-import { documentsExamined } from '../../src/scan-documents.ts'
+import { documentsExamined } from '../../src/read/scan-documents.ts'
 import { ENGINES, makeTempDir, useEngine } from './engines.ts'
 
 const COUNT = 200

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Query } from 'mingo'
 import { Binary, Decimal128, Long, ObjectId } from 'mongodb'
-import { copyThroughBson } from '../../src/bson-codec.ts'
+import { copyThroughBson } from '../../src/bson/bson-codec.ts'
 import type { Document } from '../../src/document.ts'
-import { MINGO_OPTIONS } from '../../src/mingo-options.ts'
-import { compileSimpleFilter } from '../../src/simple-filter.ts'
+import { MINGO_OPTIONS } from '../../src/operators/mingo-options.ts'
+import { compileSimpleFilter } from '../../src/query/simple-filter.ts'
 
 const oid = new ObjectId('0123456789abcdef01234567')
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { Binary, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'mongodb'
-import { compareBson } from '../../src/bson-order.ts'
+import { compareBson } from '../../src/bson/bson-order.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 const early = new ObjectId('000000000000000000000001')

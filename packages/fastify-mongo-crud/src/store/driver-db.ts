@@ -62,5 +62,8 @@ export function databaseName(db: object): string | undefined {
   return typeof name === 'string' ? name : undefined
 }
 
-// Compile-time proof that the official driver's Db fits the shape above.
-export const driverDbFits = (db: Db): DriverDb => db
+/** `T`, once `tsc` has checked that it is assignable to `Shape`: a check that emits no code. */
+type Fits<T extends Shape, Shape> = T
+
+// Compile-time proof that the official driver's Db fits the shape above (a type: nothing at run time).
+type _DriverDbFits = Fits<Db, DriverDb>

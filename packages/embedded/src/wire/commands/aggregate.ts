@@ -1,5 +1,5 @@
 import { Long } from 'mongodb'
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 import { localSessions } from '../session-registry.js'
 import { badValue } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'

@@ -1,5 +1,5 @@
 import type { CollationOptions } from 'mongodb'
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 
 /**
  * A command's (or a write statement's) `collation` as sent: the engine validates it with the

@@ -1,4 +1,4 @@
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 import { badValue, WireError } from '../wire-error.js'
 import { type CommandHandler, collectionName, optionalDocument } from './command-context.js'
 import { firstBatch } from './find.js'

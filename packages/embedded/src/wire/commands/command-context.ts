@@ -1,4 +1,6 @@
-import type { Document, EmbeddedCollection, EmbeddedDb } from '../../index.js'
+import type { Document } from '../../document.js'
+import type { EmbeddedCollection } from '../../embedded-collection.js'
+import type { EmbeddedDb } from '../../embedded-db.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { badValue, invalidNamespace, typeMismatch } from '../wire-error.js'
 
@@ -81,7 +83,7 @@ export function refuseOptions(command: Document, fields: string[]): void {
   }
 }
 
-export function typeName(value: unknown): string {
+function typeName(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
   const bsonType = (value as { _bsontype?: unknown } | undefined)?._bsontype

@@ -1,4 +1,5 @@
-import type { Document, FailPointMode, FailPointName } from '../../index.js'
+import type { Document } from '../../document.js'
+import type { FailPointMode, FailPointName } from '../../read/fail-points.js'
 import { configureFailCommand } from '../command-fail-point.js'
 import { WireError } from '../wire-error.js'
 import type { CommandContext, CommandHandler } from './command-context.js'

@@ -1,4 +1,4 @@
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 import { failedToParse } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalCount, optionalDocument, requiredArray, targetCollection } from './command-context.js'

@@ -1,4 +1,5 @@
-import type { Document, FindOneAndOptions, ModifyResult } from '../../index.js'
+import type { Document } from '../../document.js'
+import type { FindOneAndOptions, ModifyResult } from '../../embedded-collection.js'
 import { failedToParse } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, targetCollection } from './command-context.js'

@@ -1,5 +1,5 @@
 import { Long } from 'mongodb'
-import type { Document, FindOptions } from '../../index.js'
+import type { Document, FindOptions } from '../../document.js'
 import { typeMismatch } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import {

@@ -1,8 +1,9 @@
-import { type Document, MAX_BSON_SIZE } from '../../index.js'
+import { MAX_BSON_SIZE } from '../../bson/bson-codec.js'
+import type { Document } from '../../document.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
 /** The MongoDB release whose wire protocol the server speaks (wire version 21 is MongoDB 7.0). */
-export const SERVER_VERSION = '7.0.0'
+const SERVER_VERSION = '7.0.0'
 const MAX_WIRE_VERSION = 21
 const MAX_WRITE_BATCH_SIZE = 100_000
 

@@ -1,4 +1,5 @@
-import type { Document, EmbeddedCollection } from '../../index.js'
+import type { Document } from '../../document.js'
+import type { EmbeddedCollection } from '../../embedded-collection.js'
 import { badValue, indexNotFound, namespaceNotFound, typeMismatch } from '../wire-error.js'
 import { type CommandContext, type CommandHandler, requiredArray, targetCollection } from './command-context.js'
 import { firstBatch } from './find.js'

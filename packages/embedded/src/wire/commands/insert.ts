@@ -1,4 +1,4 @@
-import type { Document } from '../../index.js'
+import { type Document, isNonArrayObject } from '../../document.js'
 import { badValue } from '../wire-error.js'
 import { type CommandHandler, requiredArray, targetCollection } from './command-context.js'
 import { runStatements, writeReply } from './write-result.js'
@@ -9,7 +9,7 @@ const insert: CommandHandler = async (command, context) => {
   const documents = requiredArray(command, 'documents')
   let n = 0
   const writeErrors = await runStatements(documents, command['ordered'] !== false, async (doc: Document) => {
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw badValue('each inserted document must be an object')
+    if (!isNonArrayObject(doc)) throw badValue('each inserted document must be an object')
     // The server's rule: only a missing _id is generated; an explicit null is stored.
     await collection.insertOne(doc, { forceServerObjectId: true })
     n++

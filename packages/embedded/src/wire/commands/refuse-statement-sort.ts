@@ -1,4 +1,4 @@
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 import { WireError } from '../wire-error.js'
 
 /**

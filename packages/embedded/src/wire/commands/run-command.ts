@@ -1,4 +1,5 @@
-import type { Document, EmbeddedDb } from '../../index.js'
+import type { Document } from '../../document.js'
+import type { EmbeddedDb } from '../../embedded-db.js'
 import { CloseConnection, commandFailure, failedReply, rememberAppName, withWriteConcernError } from '../command-fail-point.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { OP_QUERY, type Request } from '../messages.js'

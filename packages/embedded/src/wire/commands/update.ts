@@ -1,4 +1,5 @@
-import type { Document, EmbeddedCollection } from '../../index.js'
+import { type Document, isPlainObject } from '../../document.js'
+import type { EmbeddedCollection } from '../../embedded-collection.js'
 import { badValue, failedToParse, WireError } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalArray, optionalCount, optionalDocument, refuseOptions, requiredArray, targetCollection } from './command-context.js'
@@ -58,7 +59,7 @@ function withConstants(commandLet: unknown, constants: Document | undefined, pip
   if (!pipeline) throw new WireError(51198, 'Location51198', 'Constant values may only be specified for pipeline updates')
   const upper = Object.keys(constants).find((name) => /^[A-Z]/.test(name))
   if (upper !== undefined) throw badValue(`constant '${upper}': the embedded engine does not support constants ('c') whose name starts with an uppercase letter`)
-  const isDocument = typeof commandLet === 'object' && commandLet !== null && Object.getPrototypeOf(commandLet) === Object.prototype
+  const isDocument = isPlainObject(commandLet)
   if (commandLet != null && !isDocument) return commandLet
   const literals = Object.fromEntries(Object.entries(constants).map(([name, value]) => [name, { $literal: value }]))
   return { ...(commandLet as Document | undefined), ...literals }

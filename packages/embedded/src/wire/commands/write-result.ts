@@ -1,4 +1,4 @@
-import type { Document } from '../../index.js'
+import type { Document } from '../../document.js'
 import { toErrorFields } from '../wire-error.js'
 
 /** Errors that fail the whole write command, not one statement: a time-out, and a write to a view (166). */

@@ -1,0 +1,166 @@
+import { Aggregator } from 'mingo/aggregator'
+import { bsonSizeWithin } from '../bson/bson-codec.js'
+import { checkFieldPaths } from '../check-field-path.js'
+import { collatedMingoOptions } from '../collation/collated-operators.js'
+import type { Collation } from '../collation/collation.js'
+import { refuseUncollatedStage } from '../collation/collation-refusals.js'
+import { type Document, isNonArrayObject } from '../document.js'
+import { asServerError, badValueError, invalidNamespaceError, locationError } from '../errors.js'
+import { withExpressionMemoryLimit } from '../operators/expression-memory.js'
+import { MINGO_OPTIONS } from '../operators/mingo-options.js'
+import type { Variables } from '../query/let-variables.js'
+import { SortedCollector, type SortSpec } from '../sort/sort-documents.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from '../sort/sort-memory-limit.js'
+import { toSortSpec } from '../sort/sort-spec.js'
+import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
+
+const MATCH: ReadonlySet<string> = new Set(['$match'])
+
+/**
+ * What a `$sort` stage may hold: the BSON size of the documents it keeps, as a find's sort
+ * (sort-memory-limit.ts, error 292 past it). `allowDiskUse` does not lift it: the engine has no
+ * external sort; the error then says so.
+ */
+interface SortMemory {
+  limitBytes: number
+  allowDiskUse?: boolean | undefined
+}
+
+/** How one aggregation runs: its `let` variables, its collation and its memory limits. */
+export interface PipelineSettings {
+  variables?: Variables | undefined
+  collation?: Collation | undefined
+  /** What a `$sort` stage may hold (the engine's `sortMemoryLimitBytes`, and the `allowDiskUse` option). */
+  sortMemory?: SortMemory | undefined
+  /** What one value an expression or an accumulator builds may take (the engine's option; undefined: the default). */
+  expressionMemoryLimitBytes?: number | undefined
+}
+
+/** Reads a collection of the same database, for `$lookup`, `$graphLookup` and `$unionWith`. */
+export type CollectionResolver = (name: string) => Document[]
+
+/** Stages the engine does not run: it answers them with an error rather than ignoring them. */
+const REFUSED = new Set(['$geoNear', '$search', '$searchMeta', '$vectorSearch', '$changeStream', '$collStats', '$indexStats', '$currentOp', '$listSessions', '$listLocalSessions'])
+
+/** Stages that write their input into a collection; only the last stage of a top-level pipeline may be one. */
+const OUTPUT_STAGES: ReadonlySet<string> = new Set(['$out', '$merge'])
+
+/** The pipeline's final `$out` or `$merge` stage, if it has one (the caller writes its results there). */
+export function outputStageOf(pipeline: readonly unknown[]): Document | undefined {
+  const last = pipeline.at(-1)
+  if (!isNonArrayObject(last)) return undefined
+  const keys = Object.keys(last)
+  return keys.length === 1 && OUTPUT_STAGES.has(keys[0]!) ? (last as Document) : undefined
+}
+
+/**
+ * Runs an aggregation pipeline over `source` (the documents the leading `$match` selected).
+ * Top-level `$sort` stages use the engine's BSON order (bson-order.ts), with a following `$limit`
+ * bounding the sort buffer, within `sortMemory`; every other stage runs in mingo, in runs between the sorts. Under a
+ * `collation`, mingo runs with the collated operators and the sorts compare strings with it. The
+ * values its expressions and accumulators build are bounded by `expressionMemoryLimitBytes`
+ * (expression-memory.ts). `collectionless`: a database-level aggregation (`aggregate: 1`).
+ */
+export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, settings: PipelineSettings = {}, collectionless = false): Document[] {
+  const { variables, collation } = settings
+  const sortMemory = settings.sortMemory ?? { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }
+  // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
+  checkFieldPaths(pipeline, MATCH)
+  checkSubPipelines(pipeline)
+  const base = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
+  const options = withExpressionMemoryLimit(base, settings.expressionMemoryLimitBytes)
+  let docs: Iterable<Document> = source
+  let run: Document[] = []
+  const flush = () => {
+    if (run.length === 0) return
+    docs = runMingo(run, docs, options)
+    run = []
+  }
+  for (let i = 0; i < pipeline.length; i++) {
+    const stage = pipeline[i]!
+    const name = stageName(stage)
+    if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
+    if (collation) refuseUncollatedStage(stage, name)
+    if (OUTPUT_STAGES.has(name)) throw locationError(40601, `${name} can only be the final stage in the pipeline`)
+    if (collectionless && i === 0 && name !== '$documents') {
+      throw invalidNamespaceError(`{aggregate: 1} is not valid for '${name}'; a collection is required.`)
+    }
+    if (name === '$documents') {
+      if (!collectionless) throw invalidNamespaceError('$documents can only be run with {aggregate: 1}')
+      if (i > 0) throw locationError(40602, '$documents is only valid as the first stage in a pipeline')
+    }
+    if (name === '$lookup' && isCorrelatedLookup(stage)) {
+      flush()
+      docs = correlatedLookup(Array.isArray(docs) ? docs : [...docs], stage, options)
+      continue
+    }
+    if (name !== '$sort') {
+      run.push(stage)
+      continue
+    }
+    flush()
+    const next = pipeline[i + 1]
+    const keep = next && stageName(next) === '$limit' ? Number(next['$limit']) : Number.POSITIVE_INFINITY
+    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation, sortMemory)
+  }
+  flush()
+  return Array.isArray(docs) ? docs : [...docs]
+}
+
+/** Where MongoDB refuses `$out` and `$merge` inside a sub-pipeline, with its code for each place. */
+const NESTED_OUTPUT_CODES: Record<string, [code: number, where: string]> = {
+  $lookup: [51047, "is not allowed within a $lookup's sub-pipeline"],
+  $unionWith: [31441, "is not allowed within a $unionWith's sub-pipeline"],
+  $facet: [40600, 'is not allowed to be used within a $facet stage'],
+}
+
+/**
+ * Refuses `$out` and `$merge` in the sub-pipelines of `$lookup`, `$unionWith` and `$facet`: mingo
+ * would run them against its own copy of a collection, a write that silently goes nowhere.
+ */
+function checkSubPipelines(pipeline: unknown[]): void {
+  for (const stage of pipeline) {
+    if (typeof stage !== 'object' || stage === null) continue
+    for (const [name, spec] of Object.entries(stage)) {
+      const nested = NESTED_OUTPUT_CODES[name]
+      if (!nested || typeof spec !== 'object' || spec === null) continue
+      const subPipelines = name === '$facet' ? Object.values(spec) : [(spec as Document)['pipeline']]
+      for (const sub of subPipelines) {
+        if (!Array.isArray(sub)) continue
+        for (const inner of sub) {
+          const innerName = typeof inner === 'object' && inner !== null ? Object.keys(inner)[0] : undefined
+          if (innerName !== undefined && OUTPUT_STAGES.has(innerName)) throw locationError(nested[0], `${innerName} ${nested[1]}`)
+        }
+        checkSubPipelines(sub)
+      }
+    }
+  }
+}
+
+function stageName(stage: Document): string {
+  const keys = Object.keys(stage ?? {})
+  if (typeof stage !== 'object' || stage === null || keys.length !== 1) {
+    throw badValueError('A pipeline stage specification object must contain exactly one field.')
+  }
+  return keys[0]!
+}
+
+function runMingo(stages: Document[], docs: Iterable<Document>, options: Document): Document[] {
+  try {
+    return new Aggregator(stages, options).run(Array.isArray(docs) ? docs : [...docs]) as Document[]
+  } catch (error) {
+    throw asServerError(error)
+  }
+}
+
+function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined, memory: SortMemory): Document[] {
+  const limited = Number.isFinite(memory.limitBytes)
+  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, {
+    order: collation?.compareValues,
+    ...(limited ? { memoryLimitBytes: memory.limitBytes, allowDiskUse: memory.allowDiskUse } : {}),
+  })
+  // Measured only for the documents the sort keeps (a top-k drops most on arrival); a walk bounded by
+  // the limit, as a document built by the pipeline may be far larger in BSON than in memory.
+  for (const doc of docs) collector.offer(doc, () => doc, () => bsonSizeWithin(doc, memory.limitBytes))
+  return collector.result()
+}

@@ -1,0 +1,53 @@
+import { BSON } from 'mongodb'
+import type { Document } from '../document.js'
+import { documentTooLargeError } from '../errors.js'
+import { bsonSizeAtLeast } from './value-size.js'
+
+/** The server's limit on one document's BSON size. */
+export const MAX_BSON_SIZE = 16 * 1024 * 1024
+
+/** Like the driver's default: `undefined` is sent (and so stored) as `null`. */
+const SERIALIZE = { ignoreUndefined: false } as const
+
+let decodedCount = 0
+
+/**
+ * `doc`'s BSON size when it is at most `max`; past it, a lower bound above `max`. A document an
+ * expression built may hold one value many times (a `$let` variable used twice at each of 40
+ * levels): small in memory, it is 2^40 values in BSON, which the BSON library would walk for
+ * hours. A bounded walk (value-size.ts) tells such a document apart first.
+ */
+export function bsonSizeWithin(doc: Document, max: number): number {
+  const atLeast = bsonSizeAtLeast(doc, max)
+  return atLeast > max ? atLeast : BSON.calculateObjectSize(doc, SERIALIZE)
+}
+
+/**
+ * Serializes a document for storage, refusing it (code 10334) when it exceeds 16 MiB,
+ * before any byte is written.
+ */
+export function encodeDocument(doc: Document): Uint8Array {
+  const size = bsonSizeWithin(doc, MAX_BSON_SIZE)
+  if (size > MAX_BSON_SIZE) throw documentTooLargeError(size, MAX_BSON_SIZE)
+  // Checked first: bson's shared 17 MiB buffer silently corrupts anything larger.
+  return BSON.serialize(doc, SERIALIZE)
+}
+
+/** Every call returns a fresh object graph: callers may mutate it freely. */
+export function decodeDocument(bytes: Uint8Array): Document {
+  decodedCount++
+  return BSON.deserialize(bytes) as Document
+}
+
+/**
+ * Copies caller input through BSON, exactly as sending it to a server would: the engine then
+ * never aliases caller objects, and values BSON cannot hold are normalized the same way.
+ */
+export function copyThroughBson(doc: Document): Document {
+  return decodeDocument(encodeDocument(doc))
+}
+
+/** Documents decoded since the process started. Lets tests prove that scans are lazy. */
+export function documentsDecoded(): number {
+  return decodedCount
+}

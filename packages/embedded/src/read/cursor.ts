@@ -1,0 +1,61 @@
+import type { Document } from '../document.js'
+import { Deadline } from './deadline.js'
+
+/** Produces the cursor's documents, lazily, charging scan work to `deadline`. */
+type DocumentSource = (deadline: Deadline) => Iterator<Document, undefined>
+
+/**
+ * A find() cursor. Nothing runs until the first read (like the driver, which sends `find`
+ * on first iteration); then documents are pulled one by one from the source, so an unsorted
+ * scan holds one document at a time. `maxTimeMS` counts only time spent producing documents.
+ */
+export class EmbeddedCursor {
+  readonly #source: DocumentSource
+  readonly #deadline: Deadline
+  /** Work to await before the first document (an aggregation's `$out` or `$merge` write). */
+  #before: (() => Promise<void>) | undefined
+  #iterator: Iterator<Document, undefined> | undefined
+  #closed = false
+
+  constructor(source: DocumentSource, maxTimeMS: number | undefined, before?: () => Promise<void>) {
+    this.#source = source
+    this.#deadline = new Deadline(maxTimeMS)
+    this.#before = before
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Document, void> {
+    try {
+      const before = this.#before
+      this.#before = undefined
+      if (before && !this.#closed) await before()
+      for (let doc = this.#next(); doc !== undefined; doc = this.#next()) yield doc
+    } finally {
+      await this.close()
+    }
+  }
+
+  async toArray(): Promise<Document[]> {
+    const docs: Document[] = []
+    for await (const doc of this) docs.push(doc)
+    return docs
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#iterator?.return?.()
+    this.#iterator = undefined
+  }
+
+  #next(): Document | undefined {
+    if (this.#closed) return undefined
+    this.#deadline.resume()
+    try {
+      this.#iterator ??= this.#source(this.#deadline)
+      const step = this.#iterator.next()
+      return step.done ? undefined : step.value
+    } finally {
+      this.#deadline.pause()
+    }
+  }
+}

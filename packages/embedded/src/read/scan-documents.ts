@@ -1,0 +1,124 @@
+import { decodeDocument } from '../bson/bson-codec.js'
+import type { BsonFieldReader } from '../bson/bson-field-reader.js'
+import type { Document } from '../document.js'
+import type { Matcher } from '../query/compile-filter.js'
+import { pooledCopy } from '../storage/pooled-copy.js'
+import type { CollectionStorage } from '../storage/storage.js'
+import type { Deadline } from './deadline.js'
+
+/**
+ * A stored document a scan matched: its BSON bytes, and `doc`, which holds at least the fields
+ * the scan's reader asked for (`whole`: the document decoded in full).
+ */
+export interface StoredDocument {
+  bytes: Uint8Array
+  doc: Document
+  whole: boolean
+}
+
+/** The document in full: decoded now unless the scan already had to. */
+export function decodeStored(found: StoredDocument): Document {
+  return found.whole ? found.doc : decodeDocument(found.bytes)
+}
+
+/**
+ * Lazily yields the stored documents matching `matches`, one at a time, so memory does not grow
+ * with the collection. With `keys` (from the planner: the filter pins `_id` or an index narrows
+ * it) it reads only those documents instead of walking the collection.
+ *
+ * With a `reader` (fields-to-read.ts), `matches` runs on the fields the reader takes straight
+ * from the bytes, and nothing is decoded in full here: the caller decodes only what it returns.
+ * A walk over the collection then reads each document where storage holds it (`visit`) and
+ * copies only the matches `wanted` accepts (by default every match): a top-k sort refuses those
+ * that cannot make its cut. Without a reader, each document is decoded in full to be matched.
+ */
+export function* scanStored(
+  storage: CollectionStorage,
+  keys: Iterable<string> | undefined,
+  matches: Matcher,
+  deadline: Deadline,
+  reader: BsonFieldReader | undefined,
+  wanted?: (doc: Document) => boolean
+): Generator<StoredDocument, undefined> {
+  if (keys) {
+    for (const key of keys) {
+      // An index walk can be long too (a sorted walk past many non-matches).
+      deadline.tick()
+      const bytes = storage.get(key)
+      if (bytes === undefined) continue
+      const found = inspect(bytes, matches, reader)
+      if (found) yield found
+    }
+    return undefined
+  }
+  if (reader) {
+    const fields = reader
+    for (const [, found] of iterate(
+      storage.visit((bytes) => {
+        deadline.tick()
+        examinedCount++
+        const doc = fields.read(bytes)
+        if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
+        return { bytes: pooledCopy(bytes), doc, whole: false }
+      })
+    )) {
+      yield found
+    }
+    return undefined
+  }
+  const walk = storage.scan()
+  try {
+    for (let next = walk.next(); !next.done; next = walk.next()) {
+      deadline.tick()
+      const found = inspect(next.value, matches, reader)
+      if (found) yield found
+    }
+  } finally {
+    walk.return?.()
+  }
+  return undefined
+}
+
+/** An iterator as a generator, closed (`return`) when the caller stops early. */
+export function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefined> {
+  try {
+    for (let next = walk.next(); !next.done; next = walk.next()) yield next.value
+  } finally {
+    walk.return?.()
+  }
+  return undefined
+}
+
+let examinedCount = 0
+
+/** Counts documents examined elsewhere than in a scan (field-columns.ts: from memory). */
+export function countExamined(count: number): void {
+  examinedCount += count
+}
+
+/**
+ * Stored documents a scan has examined (read from storage and matched) since the process started,
+ * decoded in full or not. Lets tests prove that an index narrows what a read looks at.
+ */
+export function documentsExamined(): number {
+  return examinedCount
+}
+
+function inspect(bytes: Uint8Array, matches: Matcher, reader: BsonFieldReader | undefined): StoredDocument | undefined {
+  examinedCount++
+  const whole = reader === undefined
+  const doc = whole ? decodeDocument(bytes) : reader.read(bytes)
+  return matches(doc) ? { bytes, doc, whole } : undefined
+}
+
+/** scanStored, each match decoded in full: for callers that need every matching document. */
+export function* scanDocuments(
+  storage: CollectionStorage,
+  keys: Iterable<string> | undefined,
+  matches: Matcher,
+  deadline: Deadline,
+  reader?: BsonFieldReader
+): Generator<Document, undefined> {
+  for (const found of scanStored(storage, keys, matches, deadline, reader)) yield decodeStored(found)
+  return undefined
+}
