@@ -1,30 +1,18 @@
 import type { RouteOptions } from 'fastify'
 import { SetupError } from '../errors.js'
-import { createHandler, deleteHandler, getHandler, listHandler, writeHandler } from '../http/handlers.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { listQuerySchema } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
-import {
-  conditionalHeaders,
-  etagHeader,
-  notModifiedResponse,
-  preconditionFailedResponse,
-} from '../routes/conditional-request.js'
-import { nextLinkHeader, } from '../routes/list-page.js'
-import { locationHeader, } from '../routes/location.js'
-import { oneQuerySchema } from '../routes/read.js'
 import type { RouterContext } from '../routes/router-context.js'
-import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
-import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { nodeAt } from '../schema/model-shape.js'
 import { routerRefs } from '../schema/router-refs.js'
 import { createCollectionStore } from '../store/collection-store.js'
 import type { CollectionStore, } from '../store/store.js'
 import { checkLocalField } from './check-local-field.js'
-import { buildChildModel, type ChildModel, ref } from './child-model.js'
+import { buildChildModel, type ChildModel, } from './child-model.js'
+import { buildChildRoutes } from './child-routes.js'
 import type { CRUDLookup } from './crud-lookup.js'
-import { childParams, childRouteOptions, enabledRoutes, READS_PARENT } from './parent.js'
+import { READS_PARENT } from './parent.js'
 
 const CHILD_PARAM = 'child_id'
 
@@ -55,76 +43,33 @@ export function planLookup(lookup: CRUDLookup, options: ResolvedRouterOptions, c
 }
 
 /**
- * The six child routes of a lookup (docs/http-contract.md) under `<item>/<prefix>`, minus those the lookup
- * disables. Children live in another collection: their writes read the parent, never update it.
+ * The six child routes of a lookup (docs/http-contract.md) under `<item>/<prefix>`, minus those the
+ * lookup disables, over its children (resources/lookup-resource.ts). Children live in another
+ * collection: their routes pass the parent's GetOne guards, and their writes never update the parent.
  */
 export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, resource: Resource, itemUrl: string): RouteOptions[] {
-  const { lookup, child } = plan
-  const listUrl = `${itemUrl}/${lookup.prefix}`
-  const oneUrl = `${listUrl}/:${CHILD_PARAM}`
-  const deps = lookup.dependencies
-  const name = `${lookup.prefix} of one ${context.options.collectionName} document`
-  const changed = preconditionFailedResponse('If-Match names another version of the child')
-
-  return enabledRoutes(lookup.disabled, {
-    GetAll: {
-      method: 'GET',
-      url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetAll', READS_PARENT, childParams(context), {
-        200: { type: 'array', items: ref(child.out), description: 'The children of the parent', headers: { ...countHeaders, ...nextLinkHeader } },
-        422: { ...validationErrorRef, description: 'Invalid query parameters' },
-      }), { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
-      handler: listHandler(resource, context.streams),
-    },
-    CreateOne: {
-      method: 'POST',
-      url: listUrl,
-      ...withSchema(childRouteOptions(context, deps, 'CreateOne', READS_PARENT, childParams(context), {
-        201: { ...ref(child.out), description: 'The created child', headers: { ...locationHeader, ...etagHeader } },
-        422: { ...validationErrorRef, description: 'Invalid body, or the child was not created' },
-        ...preconditionFailedResponse('If-None-Match is `*` and a child with this id exists'),
-      }), { summary: `Create one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('create') }),
-      handler: createHandler(resource),
-    },
-    GetOne: {
-      method: 'GET',
-      url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'GetOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The child', headers: etagHeader },
-        ...notModifiedResponse,
-        422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
-      }), { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
-      handler: getHandler(resource, CHILD_PARAM),
-    },
-    ReplaceOne: {
-      method: 'PUT',
-      url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'ReplaceOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The replaced child', headers: etagHeader },
-        422: { ...validationErrorRef, description: 'Invalid body, or the child was not replaced' },
-        ...changed,
-      }), { summary: `Replace one of the ${name}`, body: ref(plan.createBody), headers: conditionalHeaders('write') }),
-      handler: writeHandler(resource, CHILD_PARAM, 'replace'),
-    },
-    UpdateOne: {
-      method: 'PATCH',
-      url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'UpdateOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        200: { ...ref(child.out), description: 'The updated child', headers: etagHeader },
-        422: { ...validationErrorRef, description: 'Invalid body, or the child was not updated' },
-        ...changed,
-      }), { summary: `Update part of one of the ${name}`, body: ref(child.patch), headers: conditionalHeaders('write') }),
-      handler: writeHandler(resource, CHILD_PARAM, 'update'),
-    },
-    DeleteOne: {
-      method: 'DELETE',
-      url: oneUrl,
-      ...withSchema(childRouteOptions(context, deps, 'DeleteOne', READS_PARENT, childParams(context, CHILD_PARAM), {
-        204: { type: 'null', description: 'Deleted' },
-        422: { ...errorRef, description: 'Child not deleted (missing, or already deleted)' },
-        ...changed,
-      }), { summary: `Delete one of the ${name}`, headers: conditionalHeaders('write') }),
-      handler: deleteHandler(resource, CHILD_PARAM),
+  return buildChildRoutes(context, itemUrl, {
+    resource,
+    segment: plan.lookup.prefix,
+    param: CHILD_PARAM,
+    dependencies: plan.lookup.dependencies,
+    disabled: plan.lookup.disabled,
+    parentRoutes: () => READS_PARENT,
+    schemas: { out: plan.child.out, create: plan.createBody, replace: plan.createBody, patch: plan.child.patch },
+    words: {
+      noun: 'child',
+      add: 'Create',
+      remove: 'Delete',
+      list: 'The children of the parent',
+      created: 'The created child',
+      createRefused: 'Invalid body, or the child was not created',
+      one: 'The child',
+      replaced: 'The replaced child',
+      replaceRefused: 'Invalid body, or the child was not replaced',
+      updated: 'The updated child',
+      updateRefused: 'Invalid body, or the child was not updated',
+      deleted: 'Deleted',
+      deleteRefused: 'Child not deleted (missing, or already deleted)',
     },
   })
 }

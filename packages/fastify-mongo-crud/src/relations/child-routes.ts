@@ -1,0 +1,111 @@
+import type { RouteOptions } from 'fastify'
+import { createHandler, deleteHandler, getHandler, listHandler, writeHandler } from '../http/handlers.js'
+import type { MongoModelSchema } from '../models.js'
+import type { RouteName } from '../options.js'
+import { listQuerySchema } from '../query/list-query.js'
+import type { Resource } from '../resources/resource.js'
+import { conditionalHeaders, etagHeader, notModifiedResponse, preconditionFailedResponse } from '../routes/conditional-request.js'
+import { nextLinkHeader } from '../routes/list-page.js'
+import { locationHeader } from '../routes/location.js'
+import { oneQuerySchema } from '../routes/read.js'
+import type { RouterContext } from '../routes/router-context.js'
+import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
+import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
+import { ref } from './child-model.js'
+import { childParams, childRouteOptions, enabledRoutes } from './parent.js'
+import type { DependencyOptions } from './relation-options.js'
+
+/** What the child routes of one lookup or embed are made of; what differs between the two kinds is data. */
+export interface ChildRouteSpec {
+  readonly resource: Resource
+  /** The path segment under the parent's item URL (the lookup's prefix, the embed's name). */
+  readonly segment: string
+  /** The path parameter of one child. */
+  readonly param: string
+  readonly dependencies: Required<DependencyOptions>
+  readonly disabled: ReadonlySet<RouteName>
+  /** The parent routes whose guards a child route passes first (relations/parent.ts). */
+  readonly parentRoutes: (name: RouteName) => readonly RouteName[]
+  readonly schemas: { readonly out: MongoModelSchema, readonly create: MongoModelSchema, readonly replace?: MongoModelSchema | undefined, readonly patch: MongoModelSchema }
+  /** The words of the OpenAPI document: summaries' verbs and each answer's description. */
+  readonly words: Readonly<Record<'list' | 'created' | 'createRefused' | 'one' | 'replaced' | 'replaceRefused' | 'updated' | 'updateRefused' | 'deleted' | 'deleteRefused' | 'noun' | 'add' | 'remove', string>>
+}
+
+/** The routes of a lookup's children or an embed's items, minus those disabled, over their resource. */
+export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: ChildRouteSpec): RouteOptions[] {
+  const { resource, param, words } = spec
+  const listUrl = `${itemUrl}/${spec.segment}`
+  const oneUrl = `${listUrl}/:${param}`
+  const name = `${spec.segment} of one ${context.options.collectionName} document`
+  const changed = preconditionFailedResponse(`If-Match names another version of the ${words.noun}`)
+  const options = (route: RouteName, own: boolean, responses: Record<number, object>, extra: Record<string, unknown>) => {
+    const base = childRouteOptions(context, spec.dependencies, route, spec.parentRoutes(route), childParams(context, own ? param : undefined), responses)
+    return { ...base, schema: { ...base.schema, ...extra } }
+  }
+  const out = ref(spec.schemas.out)
+  return enabledRoutes(spec.disabled, {
+    GetAll: {
+      method: 'GET',
+      url: listUrl,
+      ...options('GetAll', false, {
+        200: { type: 'array', items: out, description: words.list, headers: { ...countHeaders, ...nextLinkHeader } },
+        422: { ...validationErrorRef, description: 'Invalid query parameters' },
+      }, { summary: `List the ${name}`, querystring: listQuerySchema, headers: preferHeaderSchema }),
+      handler: listHandler(resource, context.streams),
+    },
+    CreateOne: {
+      method: 'POST',
+      url: listUrl,
+      ...options('CreateOne', false, {
+        201: { ...out, description: words.created, headers: { ...locationHeader, ...etagHeader } },
+        422: { ...validationErrorRef, description: words.createRefused },
+        ...preconditionFailedResponse(`If-None-Match is \`*\` and ${words.noun === 'item' ? 'an' : 'a'} ${words.noun} with this id exists`),
+      }, { summary: `${words.add} one of the ${name}`, body: ref(spec.schemas.create), headers: conditionalHeaders('create') }),
+      handler: createHandler(resource),
+    },
+    GetOne: {
+      method: 'GET',
+      url: oneUrl,
+      ...options('GetOne', true, {
+        200: { ...out, description: words.one, headers: etagHeader },
+        ...notModifiedResponse,
+        422: { ...validationErrorRef, description: 'Invalid query parameters (fields)' },
+      }, { summary: `Get one of the ${name}`, querystring: oneQuerySchema, headers: conditionalHeaders('read') }),
+      handler: getHandler(resource, param),
+    },
+    ...(spec.schemas.replace === undefined
+      ? {}
+      : {
+          ReplaceOne: {
+            method: 'PUT',
+            url: oneUrl,
+            ...options('ReplaceOne', true, {
+              200: { ...out, description: words.replaced, headers: etagHeader },
+              422: { ...validationErrorRef, description: words.replaceRefused },
+              ...changed,
+            }, { summary: `Replace one of the ${name}`, body: ref(spec.schemas.replace), headers: conditionalHeaders('write') }),
+            handler: writeHandler(resource, param, 'replace'),
+          },
+        }),
+    UpdateOne: {
+      method: 'PATCH',
+      url: oneUrl,
+      ...options('UpdateOne', true, {
+        200: { ...out, description: words.updated, headers: etagHeader },
+        422: { ...validationErrorRef, description: words.updateRefused },
+        ...changed,
+      }, { summary: `Update part of one of the ${name}`, body: ref(spec.schemas.patch), headers: conditionalHeaders('write') }),
+      handler: writeHandler(resource, param, 'update'),
+    },
+    DeleteOne: {
+      method: 'DELETE',
+      url: oneUrl,
+      ...options('DeleteOne', true, {
+        204: { type: 'null', description: words.deleted },
+        422: { ...errorRef, description: words.deleteRefused },
+        ...changed,
+      }, { summary: `${words.remove} one of the ${name}`, headers: conditionalHeaders('write') }),
+      handler: deleteHandler(resource, param),
+    },
+  })
+}
