@@ -41,7 +41,7 @@ describe('operationIds and list parameters follow the router options', () => {
     assert.equal(spec.paths['/v2/people'].get.operationId, 'listV2People')
     assert.equal(spec.paths['/v2/people/{id}'].delete.operationId, 'deleteV2Person')
     assert.equal(spec.paths['/people_'].get.operationId, 'listPeople2')
-    assert.equal(spec.paths['/people_/{id}'].get.operationId, 'getPeople2') // no `singular`: people is its own singular
+    assert.equal(spec.paths['/people_/{id}'].get.operationId, 'getPerson2') // no `singular`: inflected
   })
 
   it('puts a securedBy requirement (with its scopes) on the routes running the dependency, and takes servers from the options', () => {

@@ -38,7 +38,7 @@ describeEachStore('writes stay inside an equality scope', (mode) => {
   it('answers 403 to a PATCH that would move the document to another owner, and changes nothing', async () => {
     const note = await createDoc(t.app, '/notes', { title: 'mine', owner: 'alice' }, asAlice)
     const res = await t.app.inject({ method: 'PATCH', url: `/notes/${note.id}`, payload: { owner: 'bob' }, headers: asAlice })
-    expectDetail(res, 403, "Write refused: the result would fall outside the caller's scope (filterDependency)")
+    expectDetail(res, 403, 'Write refused: the values sent would put the document outside the documents the caller may access')
     assert.deepEqual(await getJson(t.app, `/raw-notes/${note.id}`), note)
     assert.deepEqual(await getJson(t.app, `/notes${filtersQuery({})}`, asBob), [])
   })

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
 import { SetupError } from './errors.js'
@@ -76,8 +77,9 @@ function createRegistry(): AppRegistry {
         models.set(name, { schema, place })
         return
       }
-      // The same model object in two routers (two API versions sharing `User`) is one model.
-      if (known.schema === schema) return
+      // The same model in two places (two API versions sharing `User`, `Tag` nested in `Post` and
+      // embedded) is one model. TypeBox's `Type.Optional(Tag)` is a copy of `Tag`, equal as JSON Schema.
+      if (known.schema === schema || isDeepStrictEqual(known.schema, schema)) return
       throw new SetupError(
         'FMC_ERR_MODEL_INVALID',
         `Two different models are named '${name}' in one app: ${known.place} and ${place}. Model names are OpenAPI component names and schema ids: give each model its own name, or share one model object`

@@ -73,7 +73,7 @@ export const invalidQuery = (detail: string) => new HTTPException(422, detail, '
 export const invalidFilter = (detail: string) => new HTTPException(422, detail, 'FMC_ERR_FILTER_INVALID')
 export const invalidBody = (issues: ValidationIssue[]) => new HTTPException(422, issues, 'FMC_ERR_VALIDATION')
 export const outOfScope = () =>
-  new HTTPException(403, "Write refused: the result would fall outside the caller's scope (filterDependency)", 'FMC_ERR_OUT_OF_SCOPE')
+  new HTTPException(403, "Write refused: the values sent would put the document outside the documents the caller may access", 'FMC_ERR_OUT_OF_SCOPE')
 export const tooLarge = () =>
   new HTTPException(422, 'Document would exceed the 16 MB document size limit', 'FMC_ERR_TOO_LARGE')
 

@@ -78,9 +78,11 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   // by their presenter, the routes answering one document by a hook (withFittedResponses).
   const compileFit = createFitCompiler(schemas)
   const presenter = listPresenters(compileFit, schemas)
+  // Only the main list applies the scope, and ignores client filters unless the router ANDs them with it.
+  const filtersIgnored = options.filterDependency !== undefined && options.filtersUnderScope === 'ignore'
   /** A generated route as it is registered: named for OpenAPI, its list parameters documented, its answers fitted. */
   const mount = (routes: RouteOptions[], shape: ShapeNode, source: FitSource, own: Naming = naming, parent?: Naming) => {
-    for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), shape, options), compileFit, source))
+    for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), shape, options, filtersIgnored && parent === undefined), compileFit, source))
   }
   const source: FitSource = { collection: options.collectionName }
   const collection = collectionResource(context, presenter(out, source, populator === undefined ? undefined : (docs, caller) => populator.populate(docs, caller)))

@@ -4,6 +4,7 @@ import { SetupError, type SetupErrorCode } from './errors.js'
 import type { MongoModelSchema } from './models.js'
 import type { ResolvedRouterOptions } from './options.js'
 import { checkModelOut } from './schema/check-model-out.js'
+import { nestedModels } from './schema/nested-models.js'
 
 /**
  * Registration checks that need the models together or the other routers of the app: `modelOut`
@@ -47,6 +48,11 @@ export function registerRouterModels(fastify: FastifyInstance, options: Resolved
       [e.modelOut, `embed '${e.embedName}' modelOut`],
     ]),
   ]
-  for (const [model, role] of models) if (model !== undefined) registry.addModel(model, `${router} (${role})`)
+  for (const [model, role] of models) {
+    if (model === undefined) continue
+    registry.addModel(model, `${router} (${role})`)
+    // A model nested in another (`tags: Type.Array(Tag)`) has its name too: one name, one model.
+    for (const nested of nestedModels(model)) registry.addModel(nested, `${router} (${role}, nested in ${model.$id})`)
+  }
   registry.addRouter(options.db, options.collectionName, options.modelOut, router)
 }

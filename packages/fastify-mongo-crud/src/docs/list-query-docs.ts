@@ -14,14 +14,22 @@ export const DOCS_KEYWORD = 'x-fmc-docs'
 const MAX_LISTED_PATHS = 200
 
 /**
- * The list route with its query parameters documented for this router: `sort_by` as an enum of the
- * sortable paths, `order_by` as ASC/DESC, `skip` and `limit` with the router's maxima and examples.
+ * What `filters` says on a list that ignores it: a scoped list whose router does not AND client filters
+ * with the scope (the default). Clients would otherwise read a filtered answer into a whole one.
  */
-export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page: PageLimits): RouteOptions {
+const FILTERS_IGNORED =
+  'Ignored on this list: it answers the documents the caller may access, whatever filters says (it is accepted, and not checked).'
+
+/**
+ * The list route with its query parameters documented for this router: `sort_by` as an enum of the
+ * sortable paths, `order_by` as ASC/DESC, `skip` and `limit` with the router's maxima and examples,
+ * and `filters` as ignored where the list ignores it.
+ */
+export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page: PageLimits, filtersIgnored = false): RouteOptions {
   const schema = route.schema as { querystring?: { properties: Record<string, object> } } | undefined
   const querystring = schema?.querystring
   if (querystring === undefined) return route
-  const { skip, limit, sort_by, order_by, ...rest } = querystring.properties
+  const { skip, limit, sort_by, order_by, filters, ...rest } = querystring.properties
   const paths = sortablePaths(sortable)
   const limitExample = Math.min(page.defaultLimit ?? 20, page.maxLimit ?? 20)
   const properties = {
@@ -40,6 +48,7 @@ export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page
       ...order_by,
       [DOCS_KEYWORD]: { pattern: undefined, enum: ['ASC', 'DESC'], description: 'Sort direction: ASC or DESC (case-insensitive: asc and desc too). Ascending by default.' },
     },
+    ...(filters === undefined ? {} : { filters: filtersIgnored ? { ...filters, [DOCS_KEYWORD]: { description: FILTERS_IGNORED } } : filters }),
     ...rest,
   }
   return { ...route, schema: { ...schema, querystring: { ...querystring, properties } } }

@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify'
+import pluralize from 'pluralize'
 import type { AppRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
 import { ROUTE_NAMES, type RouteName } from '../route-names.js'
@@ -20,14 +21,15 @@ export function identifierOf(text: string): string {
 }
 
 /**
- * The singular of an English plural, by the common rules (`addresses` -> `address`, `categories` ->
- * `category`, `users` -> `user`); irregular words take the `singular` option instead.
+ * The singular of a plural identifier, by an inflection library (`movies` -> `movie`, `statuses` ->
+ * `status`, `people` -> `person`, `news` -> `news`): hand-written rules got such words wrong. Only the
+ * last word of a camel-cased name takes the number (`userProfiles` -> `userProfile`, `v2People` ->
+ * `v2Person`); the `singular` option overrides the result.
  */
 export function singularOf(plural: string): string {
-  if (/[^aeiou]ies$/i.test(plural)) return `${plural.slice(0, -3)}y`
-  if (/(ss|x|ch|sh|zz)es$/i.test(plural)) return plural.slice(0, -2)
-  if (/[^s]s$/i.test(plural)) return plural.slice(0, -1)
-  return plural
+  const last = /(?:[A-Z]?[a-z]+|[A-Z]+)$/.exec(plural)
+  if (last === null) return plural
+  return plural.slice(0, last.index) + pluralize.singular(last[0])
 }
 
 export function namingOf(plural: string, singular?: string): Naming {

@@ -56,7 +56,7 @@ export const RouterOptionSchemas = {
     })
   ),
   singular: Type.Optional(
-    Type.String({ pattern: IDENTIFIER_PATTERN, description: "The singular of 'name' (getPerson). Default: 'name' without its plural ending.", expects: 'an identifier (letters, digits, _)' })
+    Type.String({ pattern: IDENTIFIER_PATTERN, description: "The singular of 'name' (getPerson). Default: the English singular of the last word of 'name'.", expects: 'an identifier (letters, digits, _)' })
   ),
   identifierField: Type.Optional(Type.String({ description: "'_id' (default) or a top-level field of the model, unique.", expects: "'_id' or a top-level field of the model" })),
   indexes: Type.Optional(

@@ -5,6 +5,7 @@ import { validationErrorRef } from '../schema/error-schemas.js'
 import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
+import { preValidationFillingScope } from './scoped-write.js'
 
 /** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
 export function buildReplaceRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {
@@ -17,6 +18,8 @@ export function buildReplaceRoute(context: RouterContext, resource: Resource, ur
     method: 'PUT',
     url,
     ...route,
+    // A replace is a whole document: what the scope fixes is filled in as for a create.
+    ...preValidationFillingScope(context, route.preValidation),
     schema: {
       ...route.schema,
       summary: `Replace one document of ${context.options.collectionName}`,

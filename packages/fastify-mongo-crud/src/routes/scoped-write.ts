@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, outOfScope } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import { allOf, type Filter, type FilterValue } from '../query/filter.js'
@@ -54,8 +54,8 @@ export async function checkCreateInScope(context: RouterContext, request: Fastif
 }
 
 /**
- * A create that leaves out a field the scope fixes by equality (`{ owner: <caller> }`) gets the
- * scope's value. Runs before validation, so such a field may be required by the model.
+ * A create or a PUT that leaves out a field the scope fixes by equality (`{ owner: <caller> }`) gets
+ * the scope's value. Runs before validation, so such a field may be required by the model.
  */
 export async function fillFromScope(context: RouterContext, request: FastifyRequest, body: unknown = request.body): Promise<void> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return
@@ -63,6 +63,16 @@ export async function fillFromScope(context: RouterContext, request: FastifyRequ
   for (const { path, value } of fixedFields(scope)) {
     if (!Object.hasOwn(body, path)) (body as WireDoc)[path] = value
   }
+}
+
+/**
+ * A route's own `preValidation` hooks (its dependencies), then under a scope `fillFromScope`: the
+ * scope is known once the dependencies ran, and the body must be whole before it is validated.
+ */
+export function preValidationFillingScope(context: RouterContext, own: RouteOptions['preValidation']): Pick<RouteOptions, 'preValidation'> {
+  const fill = context.options.filterDependency === undefined ? [] : [(request: FastifyRequest) => fillFromScope(context, request)]
+  const hooks = [...(own === undefined ? [] : [own].flat()), ...fill]
+  return hooks.length === 0 ? {} : { preValidation: hooks }
 }
 
 /** The top-level fields a scope fixes to one value: plain equalities, alone or ANDed. */

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
 import { OBJECT_ID_HEX } from '../store/object-id.js'
 import type { JsonSchema } from './fit.js'
+import { withoutNestedIds } from './nested-models.js'
 import { withoutRequired } from './without-required.js'
 
 /**
@@ -16,11 +17,12 @@ export function createBranchValidator(refs: ReadonlyMap<string, JsonSchema>): (s
       ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true })
       addFormats.default(ajv)
       ajv.addFormat('objectid', OBJECT_ID_HEX)
-      for (const [id, model] of refs) if (ajv.getSchema(id) === undefined) ajv.addSchema(withoutRequired(model) as object)
+      for (const [id, model] of refs) if (ajv.getSchema(id) === undefined) ajv.addSchema(withoutRequired(withoutNestedIds(model)) as object)
     }
     // A branch that is itself a named model (nested in another) is already known by its id.
     const id = schema['$id']
     const known = typeof id === 'string' ? ajv.getSchema(id) : undefined
-    return known ?? ajv.compile(withoutRequired(schema) as object)
+    // Nested models go anonymous, as in the serializer: each is known by its own root, if named at all.
+    return known ?? ajv.compile(withoutRequired(withoutNestedIds(schema)) as object)
   }
 }

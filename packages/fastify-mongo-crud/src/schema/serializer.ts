@@ -2,6 +2,7 @@ import fastJson from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
 import { OBJECT_ID_HEX } from '../store/object-id.js'
+import { withoutNestedIds } from './nested-models.js'
 import { withoutRequired } from './without-required.js'
 
 const OBJECT_ID = OBJECT_ID_HEX
@@ -22,20 +23,28 @@ export function createSerializerCompiler(models: readonly TSchema[], prepare: ()
       prepare()
       external = externalSchemas(models)
     }
-    return fastJson(withoutRequired(schema) as fastJson.Schema, { schema: external, ajv: { formats: { objectid: OBJECT_ID } } })
+    return fastJson(serializable(schema), { schema: external, ajv: { formats: { objectid: OBJECT_ID } } })
   }
 }
 
 /** One serializer for a model itself (used to stream list items one by one). */
 export function compileModelSerializer(model: TSchema, models: readonly TSchema[]): (value: unknown) => string {
-  return fastJson(withoutRequired(model) as fastJson.Schema, { schema: externalSchemas(models), ajv: { formats: { objectid: OBJECT_ID } } })
+  return fastJson(serializable(model), { schema: externalSchemas(models), ajv: { formats: { objectid: OBJECT_ID } } })
 }
 
 function externalSchemas(models: readonly TSchema[]): Record<string, fastJson.Schema> {
   const external: Record<string, fastJson.Schema> = {}
   for (const model of models) {
     const id = (model as { $id?: string }).$id
-    if (id !== undefined) external[id] = withoutRequired(model) as fastJson.Schema
+    if (id !== undefined) external[id] = serializable(model)
   }
   return external
+}
+
+/**
+ * What the serializer sees of a schema: no `required`, and nested models anonymous (each model is an
+ * external schema of its own; a nested copy under the same `$id` would be refused as another schema).
+ */
+function serializable(schema: TSchema): fastJson.Schema {
+  return withoutRequired(withoutNestedIds(schema)) as fastJson.Schema
 }

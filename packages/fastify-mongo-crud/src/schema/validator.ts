@@ -5,6 +5,7 @@ import type { TSchema } from 'typebox'
 import { OBJECT_ID_HEX } from '../store/object-id.js'
 import { BoundedErrorCollector } from './bounded-errors.js'
 import { findForbiddenKey } from './forbidden-keys.js'
+import { withoutNestedIds } from './nested-models.js'
 
 /**
  * The router's own validator, so behaviour does not depend on how the host app configured Fastify:
@@ -22,9 +23,11 @@ export function createValidatorCompiler(models: readonly TSchema[]): FastifySche
   const caches = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() }
   return ({ schema, httpPart }) => {
     const [ajv, cache] = httpPart === 'body' ? [body, caches.body] : [text, caches.text]
+    // A route schema naming a model inline would register the model's `$id` a second time.
+    const own = withoutNestedIds(schema)
     let validate = cache.get(schema)
     if (validate === undefined) {
-      validate = ajv.compile(schema)
+      validate = ajv.compile(own)
       cache.set(schema, validate)
     }
     const check = validate
@@ -33,7 +36,7 @@ export function createValidatorCompiler(models: readonly TSchema[]): FastifySche
       const forbidden = findForbiddenKey(data)
       if (forbidden !== undefined) return { error: validationError([forbidden]) }
       if (check(data)) return { value: data }
-      const { errors, more } = describe.collect(schema, data)
+      const { errors, more } = describe.collect(own, data)
       return { error: validationError(errors.length > 0 ? errors : (check.errors ?? []), more) }
     }
   }
@@ -51,7 +54,7 @@ function buildAjv(models: readonly TSchema[], { coerce, allErrors }: { coerce: b
   ajv.addFormat('objectid', OBJECT_ID_HEX)
   for (const model of models) {
     const id = (model as { $id?: string }).$id
-    if (id !== undefined && ajv.getSchema(id) === undefined) ajv.addSchema(model)
+    if (id !== undefined && ajv.getSchema(id) === undefined) ajv.addSchema(withoutNestedIds(model))
   }
   return ajv
 }

@@ -70,7 +70,9 @@ export function buildCrudService(name: string, context: RouterContext, resource:
       return showOne(await resource.create({ request }, validBody(checkBody, input), none), request)
     },
     async replace({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
-      return showOne(await resource.replace!({ request }, id, validBody(checkBody, structuredClone(body)), none), request)
+      const input = structuredClone(body)
+      await fillFromScope(context, request, input)
+      return showOne(await resource.replace!({ request }, id, validBody(checkBody, input), none), request)
     },
     async update({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
       return showOne(await resource.update({ request }, id, validBody(checkPatch, structuredClone(body)), none), request)
