@@ -52,6 +52,19 @@ describe('request bodies other than JSON', () => {
     })
   }
 
+  it('answers a DELETE (or GET) without a body whatever its Content-Type, and a body there with a clear error', async () => {
+    const user = await createDoc(t.app, '/users', { name: 'd', email: 'd@example.com', password: 'pw' })
+    for (const contentType of ['application/json', 'text/plain']) {
+      const read = await t.app.inject({ method: 'GET', url: `/users/${user.id}`, headers: { 'content-type': contentType, 'content-length': '0' } })
+      assert.equal(read.statusCode, 200, `${contentType}: ${read.body}`)
+    }
+    const junk = await t.app.inject({ method: 'DELETE', url: `/users/${user.id}`, payload: '{nope', headers: { 'content-type': 'application/json' } })
+    assert.equal(junk.statusCode, 422, junk.body)
+    assert.match(String(junk.json().detail), /JSON decode error/)
+    const gone = await t.app.inject({ method: 'DELETE', url: `/users/${user.id}`, headers: { 'content-type': 'text/plain', 'content-length': '0' } })
+    assert.equal(gone.statusCode, 204, gone.body)
+  })
+
   it('still reads application/json, with a charset too', async () => {
     const res = await t.app.inject({
       method: 'POST',

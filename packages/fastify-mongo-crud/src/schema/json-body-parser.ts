@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { invalidBody } from '../errors.js'
+import { HTTPException, invalidBody } from '../errors.js'
 
 /**
  * The router's JSON body parser, and the only one its routes have: bodies are JSON documents, and any
@@ -13,16 +13,26 @@ import { invalidBody } from '../errors.js'
  */
 export function useJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers()
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request: FastifyRequest, body: string | Buffer, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8')
+    // A route that takes no body (GET, DELETE) answers its errors as `{ detail: "..." }`: a list of
+    // validation issues would not fit its error schema. An empty body there is no body at all.
+    const takesBody = request.routeOptions.schema?.body !== undefined
     if (text.trim() === '') {
-      done(invalidBody([{ loc: ['body'], msg: 'Field required', type: 'missing' }]), undefined)
+      done(takesBody ? invalidBody([{ loc: ['body'], msg: 'Field required', type: 'missing' }]) : null, undefined)
       return
     }
     try {
       done(null, JSON.parse(text))
     } catch (error) {
-      done(invalidBody([{ loc: ['body'], msg: `JSON decode error: ${(error as Error).message}`, type: 'json_invalid' }]), undefined)
+      const message = `JSON decode error: ${(error as Error).message}`
+      done(takesBody ? invalidBody([{ loc: ['body'], msg: message, type: 'json_invalid' }]) : new HTTPException(422, `body: ${message}`, 'FMC_ERR_VALIDATION'), undefined)
     }
+  })
+  // Any other type: a route that takes no body accepts an empty one (a client may label a bodiless
+  // DELETE `text/plain`); everything else is 415, as Fastify answers a type it has no parser for.
+  fastify.addContentTypeParser('*', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    if (body.length === 0 && request.routeOptions.schema?.body === undefined) done(null, undefined)
+    else done(new HTTPException(415, 'Unsupported Media Type', 'FMC_ERR_HTTP'), undefined)
   })
 }
