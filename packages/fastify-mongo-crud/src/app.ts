@@ -8,7 +8,7 @@ import { handleError } from './error-handler.js'
  * that stopped reading a response, or went silent) is closed, and a request must arrive whole
  * within 30 seconds; both can be changed through `fastify`.
  */
-export const SLOW_CLIENT_TIMEOUTS = { connectionTimeout: 60_000, requestTimeout: 30_000 } as const
+const SLOW_CLIENT_TIMEOUTS = { connectionTimeout: 60_000, requestTimeout: 30_000 } as const
 
 export interface CreateAppOptions {
   title?: string

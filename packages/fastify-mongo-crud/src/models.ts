@@ -63,7 +63,7 @@ export function MongoModelOut<P extends TProperties>(name: string, properties: P
   return brand(schema, 'out')
 }
 
-export function modelKind(value: unknown): ModelKind | undefined {
+function modelKind(value: unknown): ModelKind | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   return (value as Record<symbol, ModelKind | undefined>)[MODEL_KIND]
 }

@@ -5,7 +5,7 @@ import type { JsonSchemaObject } from './api-file.js'
 
 const ref = (name: string) => ({ $ref: `#/definitions/${name}` })
 
-export const ROUTE_KEYS = ROUTE_NAMES.map((name) => name[0]!.toLowerCase() + name.slice(1))
+const ROUTE_KEYS = ROUTE_NAMES.map((name) => name[0]!.toLowerCase() + name.slice(1))
 
 export const header: JsonSchemaObject = { type: 'string', pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", description: 'An HTTP header name (any case).' }
 

@@ -8,7 +8,7 @@ import type { Report } from './issue-reporter.js'
 import { escapePointer } from './parse-json-positions.js'
 
 /** What checking a router needs besides the router: the whole file, and the checks shared across routers. */
-export interface RouterCheckContext {
+interface RouterCheckContext {
   readonly file: ApiFile
   readonly uses: ModelUseChecks
   readonly schemes: SecuritySchemeChecks

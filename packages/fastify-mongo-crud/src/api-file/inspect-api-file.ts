@@ -7,7 +7,7 @@ import { JsonSyntaxError, parseJsonWithPositions } from './parse-json-positions.
 import { refusedParts } from './refused-parts.js'
 
 /** A file as read, and every issue its checks found; `loaded` is undefined when the text is not JSON. */
-export interface InspectedApiFile {
+interface InspectedApiFile {
   loaded: LoadedApiFile | undefined
   issues: ApiFileIssue[]
 }

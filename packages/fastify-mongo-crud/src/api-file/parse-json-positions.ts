@@ -12,7 +12,7 @@ export interface Located {
   key?: Position
 }
 
-export interface PositionedJson {
+interface PositionedJson {
   value: unknown
   /** Every value of the document by its JSON Pointer (`''` for the root, `/routers/notes/scope`). */
   positions: ReadonlyMap<string, Located>

@@ -12,7 +12,7 @@ import { SHARED_ROUTER_KEYS } from './file-router-keys.js'
 const ref = (name: string) => ({ $ref: `#/definitions/${name}` })
 
 /** An option's declaration as JSON Schema: without `expects`, which only words registration's messages. */
-export function optionSchema(key: PlainRouterOptionKey, overrides: JsonSchemaObject = {}): JsonSchemaObject {
+function optionSchema(key: PlainRouterOptionKey, overrides: JsonSchemaObject = {}): JsonSchemaObject {
   const json = JSON.parse(JSON.stringify(RouterOptionSchemas[key], (name, value: unknown) => (name === 'expects' ? undefined : value))) as JsonSchemaObject
   return { ...json, ...overrides }
 }

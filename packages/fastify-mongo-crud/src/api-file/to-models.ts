@@ -1,4 +1,5 @@
 import { type TProperties, type TSchema, Type } from 'typebox'
+import { isRecord } from '../is-record.js'
 import { type InModel, MongoModel, MongoModelOut, type OutModel } from '../models.js'
 import { OBJECT_ID_PATTERN } from '../store/object-id.js'
 import type { ApiFile, JsonSchemaObject, ModelDeclaration, ModelUse } from './api-file.js'
@@ -75,13 +76,11 @@ function toProperties(declared: ModelDeclaration): TProperties {
 function toField(field: JsonSchemaObject): JsonSchemaObject {
   const out: JsonSchemaObject = { ...field }
   if (out['format'] === 'objectid' && out['pattern'] === undefined) out['pattern'] = OBJECT_ID_PATTERN
-  if (isObject(out['items'])) out['items'] = toField(out['items'])
-  if (isObject(out['additionalProperties'])) out['additionalProperties'] = toField(out['additionalProperties'])
-  if (isObject(out['properties'])) {
+  if (isRecord(out['items'])) out['items'] = toField(out['items'])
+  if (isRecord(out['additionalProperties'])) out['additionalProperties'] = toField(out['additionalProperties'])
+  if (isRecord(out['properties'])) {
     out['properties'] = Object.fromEntries(Object.entries(out['properties']).map(([name, sub]) => [name, toField(sub as JsonSchemaObject)]))
   }
   if (Array.isArray(out['anyOf'])) out['anyOf'] = out['anyOf'].map((sub: JsonSchemaObject) => toField(sub))
   return out
 }
-
-const isObject = (value: unknown): value is JsonSchemaObject => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -4,10 +4,10 @@ import { MongoClient } from 'mongodb'
 import type { LoadedApiFile } from '../api-file/load-api-file.js'
 import type { DriverDb } from '../store/driver-db.js'
 
-export type DatabaseChoice = { engine: 'mongodb', uri: string, name: string | undefined } | { engine: 'embedded', path: string | undefined }
+type DatabaseChoice = { engine: 'mongodb', uri: string, name: string | undefined } | { engine: 'embedded', path: string | undefined }
 
 /** A database the command opened, and how to close it. */
-export interface OpenedDatabase {
+interface OpenedDatabase {
   db: DriverDb
   /** For the start line: `MongoDB`, `embedded engine, data in ./data`. */
   description: string
@@ -36,7 +36,7 @@ export function chooseDatabase(loaded: LoadedApiFile, data: string | undefined, 
 }
 
 /** The engine's package: separate from the router (which never depends on it), imported only when chosen. */
-export const EMBEDDED_PACKAGE = '@fastify-mongo-crud/embedded'
+const EMBEDDED_PACKAGE = '@fastify-mongo-crud/embedded'
 
 type EmbeddedModule = { openEmbedded(options: { path?: string }): Promise<DriverDb & { close(): Promise<void> }> }
 

@@ -13,7 +13,7 @@ export interface ServeCommand {
   secret?: string
 }
 
-export type CliCommand = ServeCommand | { command: 'help' }
+type CliCommand = ServeCommand | { command: 'help' }
 
 export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data]
        fastify-mongo-crud check <api.json>

@@ -58,7 +58,7 @@ export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page
  * Every path `sort_by` accepts, in the API's names (`id`, `address.city`); undefined when they cannot
  * be listed (an open object accepts any name below it) or are too many to list.
  */
-export function sortablePaths(shape: ShapeNode): string[] | undefined {
+function sortablePaths(shape: ShapeNode): string[] | undefined {
   const paths: string[] = []
   function walk(node: ShapeNode, path: string): boolean {
     while (node.kind === 'array') node = node.item

@@ -14,7 +14,7 @@ export const REDOC_LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="
 </svg>
 `
 
-export interface RedocBundle {
+interface RedocBundle {
   body: Buffer
   /** Short content hash: versions the script URL and serves as the ETag. */
   hash: string
@@ -22,7 +22,7 @@ export interface RedocBundle {
 }
 
 /** assets/ sits beside src/ and dist/, so one relative path serves both. */
-export function resolveRedocBundlePath(): string {
+function resolveRedocBundlePath(): string {
   return fileURLToPath(new URL('../../assets/redoc.standalone.js', import.meta.url))
 }
 

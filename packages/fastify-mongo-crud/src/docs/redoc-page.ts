@@ -2,7 +2,7 @@
 // the ReDoc bundle from a local route, the OpenAPI document from /openapi.json, and
 // system fonts only (ReDoc's usual HTML template pulls fonts from Google; this one doesn't).
 
-export interface RedocPageOptions {
+interface RedocPageOptions {
   title: string
   specUrl: string
   scriptUrl: string

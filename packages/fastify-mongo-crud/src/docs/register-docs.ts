@@ -32,14 +32,14 @@ export interface OpenAPIDocsOptions {
   tags?: Array<{ name: string, description?: string }>
 }
 
-export interface DocsOptions extends OpenAPIDocsOptions {
+interface DocsOptions extends OpenAPIDocsOptions {
   title: string
   version: string
   description?: string
 }
 
-export const OPENAPI_PATH = '/openapi.json'
-export const SWAGGER_UI_PATH = '/docs'
+const OPENAPI_PATH = '/openapi.json'
+const SWAGGER_UI_PATH = '/docs'
 
 export async function registerDocs(app: FastifyInstance, options: DocsOptions): Promise<void> {
   await app.register(swagger, {

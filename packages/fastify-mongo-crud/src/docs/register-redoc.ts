@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { loadRedocBundle, REDOC_LOGO_SVG } from './redoc-bundle.js'
 import { buildRedocPage } from './redoc-page.js'
 
-export interface RedocRouteOptions {
+interface RedocRouteOptions {
   title: string
   specUrl: string
 }

@@ -26,7 +26,7 @@ export function identifierOf(text: string): string {
  * last word of a camel-cased name takes the number (`userProfiles` -> `userProfile`, `v2People` ->
  * `v2Person`); the `singular` option overrides the result.
  */
-export function singularOf(plural: string): string {
+function singularOf(plural: string): string {
   const last = /(?:[A-Z]?[a-z]+|[A-Z]+)$/.exec(plural)
   if (last === null) return plural
   return plural.slice(0, last.index) + pluralize.singular(last[0])
@@ -53,13 +53,13 @@ const VERBS: Record<RouteName, string> = {
  * The operationId of one route: `listUsers`, `getUser`, ..., and under a parent `listUserMessages`,
  * `getUserMessage`. Stable: made of names only, never of the order routes were registered in.
  */
-export function operationIdOf(kind: RouteName, naming: Naming, parent?: Naming): string {
+function operationIdOf(kind: RouteName, naming: Naming, parent?: Naming): string {
   const own = kind === 'GetAll' ? naming.plural : naming.singular
   return VERBS[kind] + (parent === undefined ? capitalize(own) : capitalize(parent.singular) + capitalize(own))
 }
 
 /** One line saying what the route does, in the router's own words. */
-export function summaryOf(kind: RouteName, naming: Naming, parent?: Naming): string {
+function summaryOf(kind: RouteName, naming: Naming, parent?: Naming): string {
   const one = words(naming.singular)
   const of = parent === undefined ? '' : ` of one ${words(parent.singular)}`
   switch (kind) {
@@ -79,7 +79,7 @@ export function summaryOf(kind: RouteName, naming: Naming, parent?: Naming): str
 }
 
 /** Which of the six routes a generated route is: its method, and whether its URL ends with an item parameter. */
-export function routeKindOf(route: Pick<RouteOptions, 'method' | 'url'>): RouteName {
+function routeKindOf(route: Pick<RouteOptions, 'method' | 'url'>): RouteName {
   const item = /\/:[^/]+$/.test(route.url)
   switch (route.method) {
     case 'GET':

@@ -1,7 +1,7 @@
 import { IDENTIFIER_PATTERN } from './router-option-schemas.js'
 
 /** A problem of one option, at its path in the options (`['indexes', 0, 'key', 'agee']`). */
-export interface OptionProblem {
+interface OptionProblem {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
   /** The problem is the key at the end of the path (a misspelt field name), not its value. */
@@ -9,7 +9,7 @@ export interface OptionProblem {
 }
 
 /** What the checks below need of a router: its model's top-level fields and the options that name them. */
-export interface RouterFieldFacts {
+interface RouterFieldFacts {
   readonly fields: readonly string[]
   readonly identifierField?: string | undefined
   readonly indexes?: ReadonlyArray<{ readonly key: Readonly<Record<string, unknown>> }> | undefined

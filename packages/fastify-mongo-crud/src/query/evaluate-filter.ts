@@ -1,7 +1,8 @@
+import { isRecord } from '../is-record.js'
 import type { Condition, Filter, FilterValue } from './filter.js'
 
 /** The outcome of evaluating a filter where only some fields are known: decided, or what is left to check. */
-export type Residual = boolean | Filter
+type Residual = boolean | Filter
 
 /**
  * Evaluates `filter` against the fields of `doc` that `isKnown` accepts (by the path's first segment),
@@ -45,7 +46,7 @@ export function partialEvaluate(filter: Filter, doc: Record<string, unknown>, is
 }
 
 /** Evaluates a filter on a document whose every field is known. */
-export function evaluateFilter(filter: Filter, doc: Record<string, unknown>): boolean {
+function evaluateFilter(filter: Filter, doc: Record<string, unknown>): boolean {
   return partialEvaluate(filter, doc, () => true) === true
 }
 
@@ -106,7 +107,7 @@ function matches(condition: Condition, at: Resolved): boolean {
       )
     case 'elemMatchDoc':
       return at.values.some(
-        (x) => Array.isArray(x) && x.some((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && evaluateFilter(condition.filter, e as Record<string, unknown>))
+        (x) => Array.isArray(x) && x.some((e) => isRecord(e) && evaluateFilter(condition.filter, e))
       )
   }
 }

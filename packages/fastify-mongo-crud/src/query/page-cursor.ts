@@ -5,7 +5,7 @@ import { allOf, type Filter, type FilterValue, fieldEquals } from './filter.js'
 import type { SortSpec } from './list-query.js'
 
 /** Where the previous page ended: the sort field's value of its last document (null for null or missing) and its id. */
-export interface PageKey {
+interface PageKey {
   value: FilterValue
   id: FilterValue
 }

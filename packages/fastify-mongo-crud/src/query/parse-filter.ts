@@ -1,4 +1,5 @@
 import { invalidFilter } from '../errors.js'
+import { isRecord } from '../is-record.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { isObjectId, isObjectIdHex } from '../store/object-id.js'
 import { checkClientKey, checkClientPath } from './check-client-path.js'
@@ -34,9 +35,6 @@ const LIST = { $in: 'in', $nin: 'nin', $all: 'all' } as const
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
-const isPlainObject = (value: unknown): value is Record<string, Json> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /** Parses the raw `filters` query parameter; `undefined` when absent (match everything). */
 export function parseFilter(raw: string | undefined, context: FilterContext): Filter | undefined {
   if (raw === undefined || raw === '') return undefined
@@ -51,9 +49,10 @@ export function parseFilter(raw: string | undefined, context: FilterContext): Fi
 
 /** Parses an already-decoded filter object (a client's, or the router's own scope). */
 export function parseFilterObject(json: unknown, context: FilterContext): Filter | undefined {
-  if (!isPlainObject(json)) throw invalidFilter('filters must be a JSON object')
+  if (!isRecord(json)) throw invalidFilter('filters must be a JSON object')
   const parser = new FilterParser(context)
-  const filter = parser.document(json, context.visible, context.typed, 1)
+  // Decoded JSON (or a scope written as JSON would be): its values are Json.
+  const filter = parser.document(json as Record<string, Json>, context.visible, context.typed, 1)
   return filter.kind === 'and' && filter.items.length === 0 ? undefined : filter
 }
 
@@ -75,7 +74,7 @@ class FilterParser {
   }
 
   private logical(key: string, value: Json, visible: ShapeNode, typed: ShapeNode, depth: number): Filter {
-    if (!Array.isArray(value) || value.length === 0 || !value.every(isPlainObject)) {
+    if (!Array.isArray(value) || value.length === 0 || !value.every(isRecord)) {
       throw invalidFilter(`filters: ${key} takes a non-empty array of filter objects`)
     }
     const items = value.map((item) => this.document(item as Record<string, Json>, visible, typed, depth + 1))
@@ -96,7 +95,7 @@ class FilterParser {
     const seen = nodeAt(visible, shapePath)
     if (seen === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
     const node = nodeAt(typed, shapePath) ?? seen
-    if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
+    if (isRecord(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       return { kind: 'field', path, conditions: this.conditions(key, value, node, seen, depth + 1) }
     }
     this.checkVisibleLiteral(key, value, seen, depth + 1)
@@ -135,7 +134,7 @@ class FilterParser {
       } else if (op === '$options') {
         if (!('$regex' in ops)) throw invalidFilter(`filters: $options on "${key}" needs $regex`)
       } else if (op === '$not') {
-        if (!isPlainObject(operand) || !Object.keys(operand).every((k) => k.startsWith('$')) || Object.keys(operand).length === 0) {
+        if (!isRecord(operand) || !Object.keys(operand).every((k) => k.startsWith('$')) || Object.keys(operand).length === 0) {
           throw invalidFilter(`filters: $not on "${key}" takes an operator object`)
         }
         conditions.push({ op: 'not', conditions: this.conditions(key, operand, node, seen, depth + 1) })
@@ -165,7 +164,7 @@ class FilterParser {
 
   private elemMatch(key: string, operand: Json, node: ShapeNode, seen: ShapeNode, depth: number): Condition {
     if (node.kind !== 'array' && node.kind !== 'any') throw invalidFilter(`filters: $elemMatch needs an array field, and "${key}" is not one`)
-    if (!isPlainObject(operand) || Object.keys(operand).length === 0) {
+    if (!isRecord(operand) || Object.keys(operand).length === 0) {
       throw invalidFilter(`filters: $elemMatch on "${key}" takes a non-empty object`)
     }
     const item: ShapeNode = node.kind === 'array' ? node.item : node
@@ -201,7 +200,7 @@ class FilterParser {
         throw invalidFilter(`filters: "${key}" expects a value of type ${[...node.types].join(' or ')}`)
       }
       case 'object': {
-        if (isPlainObject(value)) return this.object(key, value, (name) => node.fields.get(name) ?? { kind: 'any' }, depth)
+        if (isRecord(value)) return this.object(key, value, (name) => node.fields.get(name) ?? { kind: 'any' }, depth)
         // A union of an object and scalars (`string | { ... }`) takes a value of either.
         const type = typeof value
         if (!Array.isArray(value) && (type === 'string' || type === 'number' || type === 'boolean') && node.scalars?.has(type)) return value
@@ -210,7 +209,7 @@ class FilterParser {
       }
       case 'any':
         if (Array.isArray(value)) return value.map((v) => this.value(key, v, node, depth + 1))
-        if (isPlainObject(value)) return this.object(key, value, () => node, depth)
+        if (isRecord(value)) return this.object(key, value, () => node, depth)
         return value
     }
   }

@@ -3,7 +3,7 @@ import type { ResolvedRouterOptions } from '../options.js'
 import type { CRUDLookup } from './crud-lookup.js'
 
 /** What a lookup's link depends on, as CRUDRouter's options and the API file both say it. */
-export interface LinkFacts {
+interface LinkFacts {
   readonly localField: string
   readonly identifierField: string
   readonly indexes: ReadonlyArray<{ readonly key: Readonly<Record<string, number>>, readonly unique?: boolean }>

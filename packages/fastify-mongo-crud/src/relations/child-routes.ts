@@ -16,7 +16,7 @@ import { childParams, childRouteOptions, enabledRoutes } from './parent.js'
 import type { DependencyOptions } from './relation-options.js'
 
 /** What the child routes of one lookup or embed are made of; what differs between the two kinds is data. */
-export interface ChildRouteSpec {
+interface ChildRouteSpec {
   readonly resource: Resource
   /** The path segment under the parent's item URL (the lookup's prefix, the embed's name). */
   readonly segment: string

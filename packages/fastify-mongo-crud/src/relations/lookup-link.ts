@@ -8,7 +8,7 @@ import type { CRUDLookup } from './crud-lookup.js'
 import { loadParent } from './parent.js'
 
 /** How the routes of one lookup tie a request to a parent and its children (another collection). */
-export interface LookupLink {
+interface LookupLink {
   /** The parent's `localField` value as its children store it, and the filter selecting those children. */
   parent(request: FastifyRequest): Promise<{ value: FilterValue, children: Filter }>
   /** The child `id` among `children`; undefined when `id` cannot be a child id. */

@@ -73,7 +73,3 @@ export function buildLookupRoutes(context: RouterContext, plan: LookupPlan, reso
     },
   })
 }
-
-export function withSchema<T extends { schema: Record<string, unknown> }>(route: T, extra: Record<string, unknown>): T {
-  return { ...route, schema: { ...route.schema, ...extra } }
-}

@@ -45,7 +45,7 @@ interface PlannedPopulate {
  * The ids one document's populated field has read: a list of references longer than this shows its
  * first ones. A stored array of ids can be long (clients write it); what one request reads must not be.
  */
-export const MAX_POPULATED_IDS = 1000
+const MAX_POPULATED_IDS = 1000
 
 const fail = (message: string) => new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: ${message}`)
 

@@ -40,7 +40,7 @@ export interface Resource {
 }
 
 /** A list resolved: the query the store reads, what the page becomes before it is shown (its next `Link`). */
-export interface ResolvedList {
+interface ResolvedList {
   readonly query: ListQuery
   readonly source: ListSource
   readonly onPage?: PreparedPage['onPage']

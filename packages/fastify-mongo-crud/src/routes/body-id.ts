@@ -1,16 +1,12 @@
-import type { FastifyRequest } from 'fastify'
+
 import { invalidBody } from '../errors.js'
 import type { WireDoc } from '../store/store.js'
 
 /**
  * PUT and PATCH bodies may repeat the document's id, but never change it: an `id` that differs from
- * the path (or from the stored document) is refused rather than silently ignored.
+ * the path (or from the stored document) is refused rather than silently ignored. Answers the body
+ * without its `id`.
  */
-export function withoutBodyId(request: FastifyRequest, itemParam: string, identifierField: string): WireDoc {
-  return bodyWithoutId(request.body as WireDoc, (request.params as Record<string, string>)[itemParam], identifierField)
-}
-
-/** The same check on a body and the identifier it is written to (the service API has no path). */
 export function bodyWithoutId(body: WireDoc, pathId: string | undefined, identifierField: string): WireDoc {
   const { id, ...rest } = body
   if (id === undefined || id === null) return rest

@@ -47,7 +47,7 @@ export function requestScope(options: ResolvedRouterOptions, scopeContext: Filte
 }
 
 /** A filter no document matches (`id` in an empty set): what an unusable scope becomes. */
-export const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
+const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
 
 /** The dotted path of the first `undefined` value in a scope object, if any. */
 function findUndefined(value: unknown, path = ''): string | undefined {

@@ -3,7 +3,7 @@ import type { Filter } from '../query/filter.js'
 import type { CollectionStore } from '../store/store.js'
 
 /** What `Prefer: count=...` asked for; anything else in `Prefer` is not ours to apply (RFC 7240: ignored). */
-export type CountPreference = 'exact' | 'estimated'
+type CountPreference = 'exact' | 'estimated'
 
 /** The request header a list documents in OpenAPI. */
 export const preferHeaderSchema = {
@@ -23,7 +23,7 @@ export const countHeaders = {
 } as const
 
 /** The `count` preference of a request, from every `Prefer` header it carries (`Prefer: count=exact, return=minimal`). */
-export function countPreference(request: FastifyRequest): CountPreference | undefined {
+function countPreference(request: FastifyRequest): CountPreference | undefined {
   const raw = request.headers.prefer
   if (raw === undefined) return undefined
   for (const header of [raw].flat()) {

@@ -1,10 +1,11 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv'
+import { isRecord } from '../is-record.js'
 
 /** A validation answer lists at most this many issues, then says how many more there are. */
 export const MAX_ISSUES = 20
 
 /** The first errors of an invalid value (at most MAX_ISSUES locations), and how many more locations fail. */
-export interface BoundedErrors {
+interface BoundedErrors {
   errors: ErrorObject[]
   more: number
 }
@@ -51,7 +52,7 @@ export class BoundedErrorCollector {
       for (let i = 0; i < data.length; i++) this.#walk(node['items'] as SchemaNode, data[i], `${path}/${i}`, sink)
       return
     }
-    if (isDescendableObject(node) && isPlainObject(data)) {
+    if (isDescendableObject(node) && isRecord(data)) {
       const properties = node['properties'] as Record<string, SchemaNode>
       this.#shell(node, { properties: Object.fromEntries(Object.keys(properties).map((key) => [key, true])), additionalProperties: true }, data, path, sink)
       for (const key of Object.keys(data)) {
@@ -136,7 +137,7 @@ class Sink {
 /** An array whose items all follow one schema: its items can be checked one by one. */
 function isDescendableArray(node: SchemaNode): boolean {
   const items = node['items']
-  return node['type'] === 'array' && typeof items === 'object' && items !== null && !Array.isArray(items) && node['prefixItems'] === undefined
+  return node['type'] === 'array' && isRecord(items) && node['prefixItems'] === undefined
 }
 
 /** An object with named fields and nothing that relates fields to each other. */
@@ -146,8 +147,4 @@ function isDescendableObject(node: SchemaNode): boolean {
   if (additional !== undefined && typeof additional !== 'boolean') return false
   return ['patternProperties', 'dependentRequired', 'dependentSchemas', 'dependencies', 'propertyNames', 'unevaluatedProperties', 'if', 'allOf', 'anyOf', 'oneOf', 'not']
     .every((keyword) => node[keyword] === undefined)
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,8 +1,9 @@
-import { DROP, describe, type Fit, type FitContext, isPlainObject, type JsonSchema, keep, under } from './fit.js'
+import { isRecord } from '../is-record.js'
+import { DROP, describe, type Fit, type FitContext, type JsonSchema, keep, under } from './fit.js'
 
 /** The fit of `type: array`: each item fitted to `items`; the array is copied only from the first item that changes. */
 export function arrayFit(schema: JsonSchema, context: FitContext): Fit {
-  const items = isPlainObject(schema['items']) ? context.compile(schema['items']) : keep
+  const items = isRecord(schema['items']) ? context.compile(schema['items']) : keep
   return (value, issues) => {
     if (!Array.isArray(value)) {
       issues.push({ path: '', reason: `${describe(value)} where an array is declared` })

@@ -1,4 +1,5 @@
-import { DROP, describe, type Fit, type FitContext, isPlainObject, type JsonSchema, keep, under } from './fit.js'
+import { isRecord } from '../is-record.js'
+import { DROP, describe, type Fit, type FitContext, type JsonSchema, keep, under } from './fit.js'
 
 /**
  * The fit of `type: object`: declared properties fitted (a missing required one reported), others
@@ -6,19 +7,19 @@ import { DROP, describe, type Fit, type FitContext, isPlainObject, type JsonSche
  * copied only when a field changes.
  */
 export function objectFit(schema: JsonSchema, context: FitContext): Fit {
-  const entries = Object.entries(isPlainObject(schema['properties']) ? schema['properties'] : {})
+  const entries = Object.entries(isRecord(schema['properties']) ? schema['properties'] : {})
   const keys = entries.map(([key]) => key)
   const fits = entries.map(([, sub]) => context.compile(sub as JsonSchema))
   const declared = new Set(keys)
   const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : [])
   const extra = schema['additionalProperties']
-  const patterns = Object.entries(isPlainObject(schema['patternProperties']) ? schema['patternProperties'] : {}).map(
+  const patterns = Object.entries(isRecord(schema['patternProperties']) ? schema['patternProperties'] : {}).map(
     ([source, sub]) => [new RegExp(source, 'u'), context.compile(sub as JsonSchema)] as const
   )
-  const extraFit = isPlainObject(extra) ? context.compile(extra) : extra === true ? keep : undefined
+  const extraFit = isRecord(extra) ? context.compile(extra) : extra === true ? keep : undefined
   const open = extraFit !== undefined || patterns.length > 0
   return (value, issues) => {
-    if (!isPlainObject(value)) {
+    if (!isRecord(value)) {
       issues.push({ path: '', reason: `${describe(value)} where an object is declared` })
       return DROP
     }

@@ -51,7 +51,7 @@ export interface CrudService<M extends InModel = InModel, O extends OutModel | u
 }
 
 /** What the registry keeps per router: the service and the models it was built for. */
-export interface RegisteredService {
+interface RegisteredService {
   readonly service: CrudService
   readonly model: InModel
   readonly modelOut: OutModel | undefined

@@ -6,7 +6,7 @@ import type { Document } from './driver-db.js'
 import { translating, translatingCursor } from './map-driver-error.js'
 import type { ArrayItems } from './store.js'
 
-export type ArrayItemReads = Pick<ArrayItems, 'find' | 'list' | 'hasParent' | 'get' | 'snapshot'>
+type ArrayItemReads = Pick<ArrayItems, 'find' | 'list' | 'hasParent' | 'get' | 'snapshot'>
 
 /** The read half of an embed's items: lists run as an aggregation, one item is read by `$elemMatch`. */
 export function arrayItemReads(context: ArrayItemsContext): ArrayItemReads {

@@ -6,7 +6,7 @@ import { translating } from './map-driver-error.js'
 import type { ArrayItems } from './store.js'
 import { updateOrRead } from './update-or-read.js'
 
-export type ArrayItemWrites = Pick<ArrayItems, 'push' | 'update' | 'pull'>
+type ArrayItemWrites = Pick<ArrayItems, 'push' | 'update' | 'pull'>
 
 /** The write half of an embed's items: each write is one atomic update of the parent. */
 export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, itemsIn, oid, parentFilter }: ArrayItemsContext): ArrayItemWrites {

@@ -5,7 +5,7 @@ import { translating, translatingCursor } from './map-driver-error.js'
 import { isObjectIdHex } from './object-id.js'
 import type { CollectionStore } from './store.js'
 
-export type CollectionReads = Pick<CollectionStore, 'list' | 'find' | 'count' | 'estimatedCount' | 'findOne' | 'findSnapshot' | 'findByIds'>
+type CollectionReads = Pick<CollectionStore, 'list' | 'find' | 'count' | 'estimatedCount' | 'findOne' | 'findSnapshot' | 'findByIds'>
 
 /** The read half of a collection's store: every document read leaves here in wire form (`toWire`). */
 export function collectionReads(context: CollectionContext): CollectionReads {

@@ -7,7 +7,7 @@ import { translating } from './map-driver-error.js'
 import type { CollectionStore } from './store.js'
 import { updateOrRead } from './update-or-read.js'
 
-export type CollectionWrites = Pick<CollectionStore, 'insert' | 'replace' | 'update' | 'remove' | 'removeMany' | 'ensureIndex'>
+type CollectionWrites = Pick<CollectionStore, 'insert' | 'replace' | 'update' | 'remove' | 'removeMany' | 'ensureIndex'>
 
 /** The write half of a collection's store: each write is one atomic operation on one collection. */
 export function collectionWrites({ collection, shape, ids, timeLimit, stored, mongoFilter }: CollectionContext): CollectionWrites {

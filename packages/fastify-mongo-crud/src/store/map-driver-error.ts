@@ -8,7 +8,7 @@ const TIME_LIMIT = 50
 /** QueryExceededMemoryLimitNoDiskUseAllowed: a sort without an index past the server's (or engine's) memory limit. */
 const SORT_MEMORY = 292
 
-export function mapDriverError(error: unknown): unknown {
+function mapDriverError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error
   const code = (error as { code?: unknown }).code
   const message = (error as { message?: unknown }).message

@@ -20,7 +20,7 @@ export function isObjectIdHex(value: unknown): value is string {
 }
 
 /** An ObjectId of any bson major (or another tool's), by duck typing. */
-export interface ObjectIdLike {
+interface ObjectIdLike {
   readonly _bsontype: 'ObjectId'
   toHexString(): string
 }
@@ -35,7 +35,7 @@ export function isObjectId(value: unknown): value is ObjectIdLike {
 }
 
 /** The ObjectId constructor of one bson: both majors take a 24-hex string or 12 bytes. */
-export type ObjectIdClass = new (id: string | Uint8Array) => unknown
+type ObjectIdClass = new (id: string | Uint8Array) => unknown
 
 /** Builds the ObjectIds one store writes and queries with, in its driver's own bson. */
 export interface ObjectIds {

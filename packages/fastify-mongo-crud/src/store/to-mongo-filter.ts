@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.js'
 import type { Condition, Filter, FilterValue } from '../query/filter.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import type { Document } from './driver-db.js'
@@ -18,7 +19,7 @@ export function toMongoFilter(filter: Filter | undefined, shape: ShapeNode, ids:
     const node = nodeAt(shape, path.split('.')) ?? ANY
     // A lone equality is written `{ path: value }`, the form engines recognize for point lookups.
     const only = filter.conditions.length === 1 ? filter.conditions[0] : undefined
-    if (only?.op === 'eq' && !isPlainObject(only.value)) return { [path]: toMongoValue(only.value, node, ids) }
+    if (only?.op === 'eq' && !isRecord(only.value)) return { [path]: toMongoValue(only.value, node, ids) }
     return { [path]: toConditions(filter.conditions, node, ids) }
   }
   if (filter.kind === 'and' && filter.items.every((item) => item.kind === 'field')) {
@@ -86,8 +87,4 @@ function toMongoValue(value: FilterValue, node: ShapeNode, ids: ObjectIds): unkn
 /** The items of an array field (or the field itself when it is not one). */
 function itemOf(node: ShapeNode): ShapeNode {
   return node.kind === 'array' ? node.item : node
-}
-
-function isPlainObject(value: FilterValue): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
