@@ -1,4 +1,3 @@
-
 import { invalidBody } from '../errors.js'
 import type { WireDoc } from '../store/store.js'
 
