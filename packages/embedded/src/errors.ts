@@ -149,7 +149,7 @@ export function directoryInUseError(directory: string, pid: number | undefined, 
   const foreign = host !== undefined && host !== hostname()
   const holder = pid === undefined ? 'another process' : foreign ? `process ${pid} on host ${host}` : pid === process.pid ? `this process (process ${pid})` : `process ${pid}`
   const stale = foreign ? ` If that host no longer runs it, remove ${lockFile}.` : pid === undefined ? ` If no process uses the directory, remove ${lockFile}.` : ''
-  return serverError(98, 'DBPathInUse', `The data directory ${directory} is in use by ${holder} (lock file ${lockFile}). One directory is served by one process: connect other processes to its wire server (fastify-mongo-crud db) instead of opening the directory again.${stale}`)
+  return serverError(98, 'DBPathInUse', `The data directory ${directory} is in use by ${holder} (lock file ${lockFile}). One directory is served by one process: connect other processes to its wire server (fastify-mongo-crud-db) instead of opening the directory again.${stale}`)
 }
 
 /**

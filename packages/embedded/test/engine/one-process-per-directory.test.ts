@@ -122,6 +122,8 @@ describe('one data directory, one process', { timeout: 120_000 }, () => {
       assert.equal(error.code, 98)
       assert.ok(error.message.includes(`process ${server.child.pid}`), error.message)
       assert.ok(error.message.includes(dir), error.message)
+      // The command it names is one that exists: the engine package's bin.
+      assert.ok(error.message.includes('(fastify-mongo-crud-db)'), error.message)
       return true
     })
   })
