@@ -85,6 +85,15 @@ for (const mode of modes) {
       assert.deepEqual(page.map((user: { age: number }) => user.age), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
     })
 
+    // README.md: an `id` sort streams whatever its size where the engine walks `_id` in order (on disk,
+    // ObjectId ids); the engine in memory holds the matches to sort them, as for a field without an index.
+    const walksIds = mode.name === 'embedded-disk'
+    it(`${walksIds ? 'streams' : 'answers 422 to'} a list sorted by id past the limit`, async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/users?sort_by=id' })
+      if (walksIds) assert.equal(res.json().length, USERS)
+      else expectDetail(res, 422, SORT_TOO_LARGE)
+    })
+
     it('streams the unsorted list, whatever its size', async () => {
       assert.equal((await getJson(t.app, '/users')).length, USERS)
     })
