@@ -9,14 +9,19 @@ import { exceededMemoryLimitError } from '../errors.js'
  *
  * Every bounded operator reserves what it is about to build here; once a megabyte was reserved
  * since the last look, the heap is looked at (a fifth of a microsecond), and a build that would
- * take it past three quarters of V8's limit fails with ExceededMemoryLimit (146) instead. The
+ * take it past two fifths of V8's limit fails with ExceededMemoryLimit (146) instead. The
  * operation fails, its garbage is collected, and the server carries on. The heap's use includes
  * garbage not yet collected, so near the threshold an operation may be refused that a collection
  * would have let through: only when the process is that close to aborting.
  */
 
-/** The share of V8's heap limit past which builds are refused. */
-const HEAP_SHARE = 0.75
+/**
+ * The share of V8's heap limit past which builds are refused. The limit counts the young generation's
+ * reserve too, which Node 24 raised from 48 to 192 MB: with `--max-old-space-size=192` the limit is 384 MB
+ * there, and three quarters of it (288 MB) lie past the old space itself, so V8 aborted before the check
+ * ever refused. Two fifths stay inside the old space wherever the young reserve is under 1.5 times it.
+ */
+const HEAP_SHARE = 0.4
 /** How many bytes may be reserved between two looks at the heap. */
 const LOOK_EVERY_BYTES = 1024 * 1024
 
@@ -30,6 +35,6 @@ export function reserveHeap(bytes: number, what: string): void {
   const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics()
   if (used + bytes <= limit * HEAP_SHARE) return
   throw exceededMemoryLimitError(
-    `${what} would use ${bytes} more bytes while the process heap holds ${used} of its ${limit} bytes: the engine keeps the last quarter of its heap free, and refuses the operation instead`,
+    `${what} would use ${bytes} more bytes while the process heap holds ${used} of its ${limit} bytes: the engine refuses builds past two fifths of its heap limit, to keep clear of aborting`,
   )
 }
