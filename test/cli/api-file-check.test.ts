@@ -125,12 +125,12 @@ describe('check runs every check serve runs, and reports every problem of a file
     ])
   })
 
-  it('a valid file and examples/api.json pass; the command says OK and opens no database', async () => {
+  it('a valid file and api.json pass; the command says OK and opens no database', async () => {
     assert.deepEqual(await checkIssues(text(base())), [])
-    const example = await readFile(new URL('../../examples/api.json', import.meta.url), 'utf8')
+    const example = await readFile(new URL('../../api.json', import.meta.url), 'utf8')
     assert.deepEqual(await checkIssues(example), [])
     const lines: string[] = []
-    const path = new URL('../../examples/api.json', import.meta.url).pathname
+    const path = new URL('../../api.json', import.meta.url).pathname
     await serveApi({ command: 'check', file: path, port: 0, host: '127.0.0.1', data: undefined }, {}, (line) => lines.push(line))
     assert.equal(lines.length, 1)
     assert.match(lines[0]!, /: OK, \d+ router\(s\), \d+ model\(s\)$/)

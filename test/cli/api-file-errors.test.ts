@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { readFile, realpath } from 'node:fs/promises'
 import { describe, it } from 'node:test'
 import { openEmbedded } from '@fastify-mongo-crud/embedded'
 import { API_FILE_SCHEMA_URL, ApiFileError, type ApiFileIssue, buildApiApp, parseApiFile } from 'fastify-mongo-crud/api-file'
@@ -270,10 +270,12 @@ describe('API file errors point at the line and column of the offending value', 
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 
-  it('examples/api.json names the shipped schema in $schema, and passes', async () => {
-    const path = new URL('../../examples/api.json', import.meta.url)
+  it("the demo's api.json names the installed package's schema in $schema (it resolves through node_modules, as in a user's project), and passes", async () => {
+    const path = new URL('../../api.json', import.meta.url)
     const example = await readFile(path, 'utf8')
-    assert.equal(new URL(JSON.parse(example).$schema, path).href, API_FILE_SCHEMA_URL.href)
+    const { $schema } = JSON.parse(example) as { $schema: string }
+    assert.equal($schema, './node_modules/fastify-mongo-crud/schema/api-file.schema.json')
+    assert.equal(await realpath(new URL($schema, path)), await realpath(API_FILE_SCHEMA_URL))
     assert.deepEqual(issuesOf(example), [])
   })
 })

@@ -9,7 +9,7 @@ import { buildApiApp, loadApiFile } from 'fastify-mongo-crud/api-file'
 import { buildDemo } from '../../examples/build-demo.ts'
 import { type RunningCli, startCli } from '../harness/cli.ts'
 
-const API_JSON = fileURLToPath(new URL('../../examples/api.json', import.meta.url))
+const API_JSON = fileURLToPath(new URL('../../api.json', import.meta.url))
 
 type Operation = { operationId?: string, security?: unknown, parameters?: unknown, requestBody?: unknown, responses: Record<string, unknown>, tags?: unknown }
 type Spec = {
@@ -20,11 +20,11 @@ type Spec = {
 }
 
 /**
- * examples/api.json declares the demo of examples/build-demo.ts: the same routes, parameters, bodies,
+ * api.json declares the demo of examples/build-demo.ts: the same routes, parameters, bodies,
  * success answers and models. (Its models also carry the descriptions the code keeps in comments, and
  * its scoped notes routes check the x-user header in a dependency, documented as a possible 403.)
  */
-describe('examples/api.json serves the demo of examples/build-demo.ts', () => {
+describe('api.json serves the demo of examples/build-demo.ts', () => {
   let fromCode: Spec
   let fromFile: Spec
   before(async () => {
@@ -66,7 +66,7 @@ describe('examples/api.json serves the demo of examples/build-demo.ts', () => {
   })
 })
 
-describe('npx fastify-mongo-crud serve examples/api.json', { timeout: 120_000 }, () => {
+describe('npx fastify-mongo-crud serve api.json', { timeout: 120_000 }, () => {
   let dir: string
   let cli: RunningCli
   before(async () => {

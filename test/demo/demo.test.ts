@@ -8,10 +8,10 @@ import type { App } from '../harness/app.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
 import { describeEachStore, type OpenedStore } from '../harness/stores.ts'
 
-/** The demo in code (examples/build-demo.ts, what `npm start` serves) and in a file (examples/api.json, what `serve` serves). */
+/** The demo in code (examples/build-demo.ts, what `npm start` serves) and in a file (api.json, what `serve` serves). */
 const DEMOS: Array<[string, (db: DriverDb) => Promise<FastifyInstance>]> = [
   ['examples/build-demo.ts', (db) => buildDemo(db)],
-  ['examples/api.json', async (db) => buildApiApp(await loadApiFile(new URL('../../examples/api.json', import.meta.url).pathname), db, { fastify: { logger: false } })],
+  ['api.json', async (db) => buildApiApp(await loadApiFile(new URL('../../api.json', import.meta.url).pathname), db, { fastify: { logger: false } })],
 ]
 
 /** The demo app, exercised through its HTTP API on every store, built from code and from the file. */

@@ -118,11 +118,11 @@ describe("the demo's OpenAPI document under redocly lint (recommended rules)", {
   })
 })
 
-describe("the file demo's OpenAPI document (examples/api.json) under redocly lint", { timeout: 60_000 }, () => {
+describe("the file demo's OpenAPI document (api.json) under redocly lint", { timeout: 60_000 }, () => {
   it('has no error and no warning', async () => {
     const db = await openEmbedded()
     try {
-      const loaded = await loadApiFile(fileURLToPath(new URL('../../examples/api.json', import.meta.url)))
+      const loaded = await loadApiFile(fileURLToPath(new URL('../../api.json', import.meta.url)))
       const app = await buildApiApp(loaded, db, { fastify: { logger: false } })
       const spec = (await app.inject('/openapi.json')).json()
       await app.close()

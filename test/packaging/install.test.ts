@@ -124,12 +124,13 @@ describe('the router package (fastify-mongo-crud), as npm packs it', () => {
     assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts'), 'dist/ is missing: npm run build')
   })
 
-  it('carries the `fastify-mongo-crud` command (bin: a built file with a shebang) and the API file schema', () => {
+  it('carries the `fastify-mongo-crud` command (bin: a committed file with a shebang that runs the built CLI) and the API file schema', () => {
     const files = tarballFiles(dir)
     const bin = readJson<{ bin?: Record<string, string> }>(`${dir}/package.json`).bin?.['fastify-mongo-crud']
-    assert.equal(bin, './dist/cli/main.js')
+    assert.equal(bin, './bin/fastify-mongo-crud.js')
+    assert.ok(files.includes('bin/fastify-mongo-crud.js'), 'bin/fastify-mongo-crud.js is not in the tarball')
     assert.ok(files.includes('dist/cli/main.js'), 'dist/cli/main.js is not in the tarball (built? npm run build)')
-    assert.match(readFileSync(join(root, dir, 'dist/cli/main.js'), 'utf8'), /^#!\/usr\/bin\/env node\n/)
+    assert.match(readFileSync(join(root, dir, 'bin/fastify-mongo-crud.js'), 'utf8'), /^#!\/usr\/bin\/env node\n/)
     assert.ok(files.includes('schema/api-file.schema.json'), 'schema/api-file.schema.json is not in the tarball')
   })
 })

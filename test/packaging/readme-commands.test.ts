@@ -1,0 +1,171 @@
+// The README's commands, in the order it writes them, on a fresh copy of the repository: what a new user
+// types in the first minutes. Before the commands were committed files, `npx fastify-mongo-crud` answered
+// "not found" here: npm links a package's commands when it installs it, which is before `npm start` builds
+// dist/. The copy is the tracked (and new, not ignored) files of this working tree, so the test sees what a
+// clone of this commit would hold; its `npm install` takes the registry's packages (npm's cache first).
+import assert from 'node:assert/strict'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const readme = await readFile(join(root, 'README.md'), 'utf8')
+const engineReadme = await readFile(join(root, 'packages/embedded/README.md'), 'utf8')
+
+/** The lines of the README's ```sh blocks, comments and all, as a user copies them. */
+function shellLines(markdown: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n').filter((line) => line.trim() !== ''))
+}
+
+/** The README line that starts with `start`: the test runs what the README says, not a copy of it. */
+function line(start: string, markdown = readme): string {
+  const found = shellLines(markdown).find((l) => l.startsWith(start))
+  assert.ok(found, `README.md has no command line starting with ${JSON.stringify(start)}`)
+  return found
+}
+
+/** The environment of a user's shell: none of what `npm test` and this runner set for the suite. */
+function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|NODE_OPTIONS$|MONGODB_URI$|FMC_DATA_DIR$|PORT$|HOST$)/i.test(k)))
+  return { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...extra }
+}
+
+interface Running {
+  child: ChildProcess
+  found: RegExpExecArray
+  output: () => string
+  stop: () => Promise<number | null>
+}
+
+/** Runs `command` in a shell of its own process group in `cwd`, until its output matches `ready`. */
+async function start(command: string, cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Running> {
+  const child = spawn('sh', ['-c', command], { cwd, env: userEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const found = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = ready.exec(output)
+      if (match) resolve(match)
+    }
+    child.stdout.on('data', look)
+    child.stderr.on('data', look)
+    void exited.then((code) => reject(new Error(`\`${command}\` exited with ${code} before ${ready}:\n${output}`)))
+  })
+  return {
+    child,
+    found,
+    output: () => output,
+    async stop() {
+      // The whole group: `sh`, npm and the node process npm started.
+      if (child.exitCode === null) {
+        try {
+          process.kill(-child.pid!, 'SIGTERM')
+        } catch {
+          // The group ended between the check and the signal.
+        }
+      }
+      return exited
+    },
+  }
+}
+
+/** Runs `command` to its end; its exit code and output. */
+function run(command: string, cwd: string): { code: number; output: string } {
+  try {
+    return { code: 0, output: execFileSync('sh', ['-c', command], { cwd, env: userEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) }
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string }
+    return { code: failed.status, output: failed.stdout + failed.stderr }
+  }
+}
+
+describe("the README's commands, in order, on a fresh copy of the repository", { timeout: 900_000 }, () => {
+  let dir: string
+  const running: Running[] = []
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'fmc-fresh-'))
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f !== '')
+    for (const file of files) {
+      // A tracked file deleted in the working tree is not part of what would be committed.
+      const exists = await stat(join(root, file)).then(() => true, () => false)
+      if (exists) await cp(join(root, file), join(dir, file), { recursive: true, verbatimSymlinks: true })
+    }
+  })
+  after(async () => {
+    await Promise.all(running.map((r) => r.stop()))
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('npm install && npm start: the demo API on the embedded engine, with /docs and /redoc, data in ./data', async () => {
+    const command = line('npm install && npm start')
+    // PORT=0: a free port, so that nothing else on the machine can be in the way (the README's is 8000).
+    const demo = await start(command, dir, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, { PORT: '0' })
+    running.push(demo)
+    const origin = demo.found[1]!
+    assert.equal((await fetch(`${origin}/docs`)).status, 200)
+    assert.equal((await fetch(`${origin}/redoc`)).status, 200)
+    assert.equal((await fetch(`${origin}/api/v1/users`)).status, 200)
+    assert.equal(await demo.stop(), 0)
+    assert.ok((await stat(join(dir, 'data'))).isDirectory())
+  })
+
+  it('npx fastify-mongo-crud serve api.json: the demo file, its $schema resolving from the installed package, data in ./data', async () => {
+    const schema = (JSON.parse(await readFile(join(dir, 'api.json'), 'utf8')) as { $schema: string }).$schema
+    assert.ok((await stat(join(dir, schema))).isFile(), `${schema} does not resolve in the fresh copy`)
+    await rm(join(dir, 'data'), { recursive: true, force: true })
+    const serve = await start(line('npx fastify-mongo-crud serve api.json '), dir, /listening on (http:\/\/\S+)/, { PORT: '0' })
+    running.push(serve)
+    assert.equal((await fetch(`${serve.found[1]}/docs`)).status, 200)
+    assert.equal(await serve.stop(), 0)
+    assert.ok((await stat(join(dir, 'data'))).isDirectory(), 'the data directory is not ./data beside api.json')
+  })
+
+  it('PORT=... npx fastify-mongo-crud serve api.json: PORT is honoured', async () => {
+    const command = line('PORT=3000 npx fastify-mongo-crud serve api.json')
+    const serve = await start(command.replace('PORT=3000', 'PORT=0'), dir, /listening on (http:\/\/127\.0\.0\.1:(\d+))/)
+    running.push(serve)
+    assert.notEqual(serve.found[2], '8000')
+    assert.equal((await fetch(`${serve.found[1]}/api/v1/users`)).status, 200)
+    assert.equal(await serve.stop(), 0)
+  })
+
+  it('npx fastify-mongo-crud serve api.json --data ./data', async () => {
+    const serve = await start(line('npx fastify-mongo-crud serve api.json --data ./data'), dir, /listening on (http:\/\/\S+) \(([^)]*)\)/, { PORT: '0' })
+    running.push(serve)
+    assert.match(serve.found[2]!, /data/)
+    assert.equal((await fetch(`${serve.found[1]}/api/v1/users`)).status, 200)
+    assert.equal(await serve.stop(), 0)
+  })
+
+  it('MONGODB_URI=... npx fastify-mongo-crud serve api.json, on the engine\'s wire server (npx fastify-mongo-crud-db)', async () => {
+    const dbLine = /`(npx fastify-mongo-crud-db --port 27017 --path \.\/data)`/.exec(readme)?.[1]
+    assert.ok(dbLine, 'README.md no longer shows `npx fastify-mongo-crud-db --port 27017 --path ./data`')
+    assert.match(engineReadme, /fastify-mongo-crud-db/)
+    const db = await start(dbLine.replace('--port 27017', '--port 0'), dir, /listening on ([\d.]+):(\d+)/)
+    running.push(db)
+    const command = line('MONGODB_URI=mongodb://localhost/shop npx fastify-mongo-crud serve api.json')
+    const uri = `mongodb://${db.found[1]}:${db.found[2]}/shop`
+    const serve = await start(command.replace('mongodb://localhost/shop', uri), dir, /listening on (http:\/\/\S+) \(([^)]*)\)/, { PORT: '0' })
+    running.push(serve)
+    assert.match(serve.found[2]!, /MongoDB/i)
+    const created = await fetch(`${serve.found[1]}/api/v2/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Ann', email: 'ann@example.com', password: 'secret-ann' }),
+    })
+    assert.equal(created.status, 201)
+    assert.equal(await serve.stop(), 0)
+    assert.equal(await db.stop(), 0)
+  })
+
+  it('npx fastify-mongo-crud check api.json: OK, exit code 0', () => {
+    const { code, output } = run(line('npx fastify-mongo-crud check api.json'), dir)
+    assert.equal(code, 0, output)
+  })
+})
