@@ -1,7 +1,7 @@
 /**
- * The benchmark's users: the same shape and value ranges as the anchor harness's data set
- * (../shared/bench/lib/gen-users.mjs): name, email, age 18..80, city, created_at. Deterministic for a
- * seed, so every system is seeded with the same documents.
+ * The benchmark's users: name, email, age 18..80, city, created_at, the shape and value ranges of the
+ * cross-system load harness's data set. Deterministic for a seed, so every system is seeded with the same
+ * documents.
  */
 import { seededRandom } from '../test/harness/seeded-random.ts'
 

@@ -33,9 +33,12 @@ let db: EmbeddedDb | undefined
 const EXPECTED_OPERATIONS = [
   'DELETE /users/{id}',
   'GET /users',
+  'GET /users/_events',
+  'GET /users/_groups',
   'GET /users/{id}',
   'PATCH /users/{id}',
   'POST /users',
+  'POST /users/_batch',
   'PUT /users/{id}',
 ]
 
@@ -177,11 +180,13 @@ describe('API documentation pages', () => {
       assertClean(docs)
     })
 
-    it('shows a lock on the operation a securedBy dependency guards, and only there', async () => {
+    it('shows a lock on the operations a securedBy dependency guards, and only there: DELETE, and the batch that may hold a delete', async () => {
       const locked = await docs.page.$$eval('.opblock', (blocks) =>
-        blocks.filter((block) => block.querySelector('.authorization__btn') !== null).map((block) => block.querySelector('.opblock-summary-method')?.textContent ?? ''),
+        blocks
+          .filter((block) => block.querySelector('.authorization__btn') !== null)
+          .map((block) => `${block.querySelector('.opblock-summary-method')?.textContent ?? ''} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''}`),
       )
-      assert.deepEqual(locked, ['DELETE'])
+      assert.deepEqual(locked.sort(), ['DELETE /users/{id}', 'POST /users/_batch'])
     })
 
     it('sends the header of the scheme once authorized, on "Try it out"', async () => {

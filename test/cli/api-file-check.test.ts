@@ -49,7 +49,7 @@ async function serveIssues(source: string): Promise<string[]> {
   return []
 }
 
-const SORT_HIDDEN = `CRUDRouter: 'defaultSort.field' "secret" is not a sortable field (see 'sortable') (FMC_ERR_OPTIONS_INVALID)`
+const SORT_HIDDEN = `CRUDRouter: 'defaultSort.field' "secret" is not a sortable field (see 'sortable': id, title, rank) (FMC_ERR_OPTIONS_INVALID)`
 
 describe('check runs every check serve runs, and reports every problem of a file in one run', () => {
   it('a file with three mistakes: three messages, each at its line and column, in file order', async () => {
@@ -59,7 +59,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['tags']!['limits'] = { maxLimit: '10' }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret) (/routers/notes/indexes/0/key/titel)`,
       `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
       `${locate(t, '"10"')} 'maxLimit' must be integer (/routers/tags/limits/maxLimit)`,
     ])
@@ -76,7 +76,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['notes']!['limits'] = { maxLimit: 0 }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret) (/routers/notes/indexes/0/key/titel)`,
       `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
       `${locate(t, '0', locate(t, '"maxLimit"'))} 'maxLimit' must be >= 1 (/routers/notes/limits/maxLimit)`,
     ])
@@ -86,7 +86,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     const file = base()
     file.routers['tags']!['indexes'] = [{ key: { lable: 1 }, unique: true }]
     const t = text(file)
-    const expected = [`${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (/routers/tags/indexes/0/key/lable)`]
+    const expected = [`${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label) (/routers/tags/indexes/0/key/lable)`]
     assert.deepEqual(await checkIssues(t), expected)
     assert.deepEqual(await serveIssues(t), expected)
   })
@@ -120,8 +120,8 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['tags']!['identifierField'] = 'slug'
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (/routers/notes/sortable/1)`,
-      `${locate(t, '"slug"')} 'identifierField' must be '_id' or a top-level field of the model, received "slug" (/routers/tags/identifierField)`,
+      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (title, rank, secret) (/routers/notes/sortable/1)`,
+      `${locate(t, '"slug"')} 'identifierField' must be '_id' or a top-level field of the model (label), received "slug" (/routers/tags/identifierField)`,
     ])
   })
 

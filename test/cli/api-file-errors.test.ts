@@ -118,7 +118,7 @@ describe('API file errors point at the line and column of the offending value', 
     file.routers['tags']!['scope'] = { field: 'rank', header: 'x-rank' }
     const t = text(file)
     assert.deepEqual(issuesOf(t), [
-      `${locate(t, '"ownerId"')} scope field 'ownerId' is not a field of model 'Note' (/routers/notes/scope/field)`,
+      `${locate(t, '"ownerId"')} scope field 'ownerId' is not a field of model 'Note' (title, owner, secret) (/routers/notes/scope/field)`,
       `${locate(t, '"rank"', locate(t, '"x-user"'))} scope field 'rank' must be a string field (header values are strings) (/routers/tags/scope/field)`,
     ])
   })
@@ -157,8 +157,8 @@ describe('API file errors point at the line and column of the offending value', 
     file.routers['tags']!['sortable'] = ['label', 'lable']
     const t = text(file)
     assert.deepEqual(issuesOf(t), [
-      `${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (/routers/tags/indexes/0/key/lable)`,
-      `${locate(t, '"lable"', locate(t, '"sortable"'))} 'sortable[1]' names 'lable', which is not 'id' or a field of the model (/routers/tags/sortable/1)`,
+      `${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label) (/routers/tags/indexes/0/key/lable)`,
+      `${locate(t, '"lable"', locate(t, '"sortable"'))} 'sortable[1]' names 'lable', which is not 'id' or a field of the model (label) (/routers/tags/sortable/1)`,
     ])
   })
 
@@ -266,7 +266,7 @@ describe('API file errors point at the line and column of the offending value', 
 
   it('a key named __proto__ stays a key (refused as unknown), never the prototype of the parsed object', () => {
     const t = '{ "models": {}, "routers": {}, "__proto__": { "polluted": true } }'
-    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, openapi, models, routers) (/__proto__)`])
+    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, auth, cors, rateLimit, trustProxy, logLevel, openapi, models, routers) (/__proto__)`])
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 

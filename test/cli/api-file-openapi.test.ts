@@ -70,7 +70,10 @@ describe('API file: the OpenAPI document', () => {
     })
     assert.deepEqual([spec.servers, spec.security, spec.components.securitySchemes], [[{ url: '/' }], [], undefined], 'the defaults, without openapi')
     const ids = Object.values(spec.paths).flatMap((item) => Object.values(item).map((op) => op.operationId))
-    assert.deepEqual(ids.sort(), ['createNote', 'createNoteV1', 'deleteNote', 'deleteNoteV1', 'getNote', 'getNoteV1', 'listNotes', 'listNotesV1', 'replaceNote', 'replaceNoteV1', 'updateNote', 'updateNoteV1'])
+    assert.deepEqual(ids.sort(), [
+      'batchNotes', 'batchNotesV1', 'createNote', 'createNoteV1', 'deleteNote', 'deleteNoteV1', 'getNote', 'getNoteV1', 'groupNotes', 'groupNotesV1',
+      'listNotes', 'listNotesV1', 'replaceNote', 'replaceNoteV1', 'updateNote', 'updateNoteV1', 'watchNotes', 'watchNotesV1',
+    ])
   })
 
   it("securityScheme: the routes a guard or the scope checks require that scheme (child routes too; a route's checks together)", async () => {
@@ -110,12 +113,22 @@ describe('API file: the OpenAPI document', () => {
       'put /notes/{id}': user,
       'patch /notes/{id}': user,
       'delete /notes/{id}': [{ userId: [], adminRole: [] }],
+      'get /notes/_groups': user,
+      'get /notes/_events': user,
+      // Each operation needs what its route needs: the alternatives of the write routes.
+      'post /notes/_batch': [{ userId: [] }, { userId: [], adminRole: [] }],
       'delete /notes/{id}/items/{embed_id}': user,
       'get /notes/{id}/tagged': user,
+      'get /notes/{id}/tagged/_groups': user,
       'get /tags': undefined,
       'post /tags': [{ adminRole: [] }],
+      'get /tags/_groups': undefined,
+      'get /tags/_events': undefined,
+      'post /tags/_batch': [{ adminRole: [] }],
       'get /tags/{id}/items': [{ adminRole: [] }],
       'post /tags/{id}/items': undefined,
+      'get /tags/{id}/items/_groups': [{ adminRole: [] }],
+      'post /tags/{id}/items/_batch': undefined,
     })
     assert.deepEqual(Object.keys(spec.components.securitySchemes ?? {}), ['adminRole', 'userId'])
   })
@@ -144,6 +157,9 @@ describe('API file: the OpenAPI document', () => {
       'get /notes': [{ 'x-user': [] }],
       'post /notes': [{ 'x-user': [] }],
       'delete /notes/{id}': [{ 'x-user': [], 'x-role': [], 'x-api_key': [] }],
+      'get /notes/_groups': [{ 'x-user': [] }],
+      'get /notes/_events': [{ 'x-user': [] }],
+      'post /notes/_batch': [{ 'x-user': [] }, { 'x-user': [], 'x-role': [], 'x-api_key': [] }],
     })
   })
 })

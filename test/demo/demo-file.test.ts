@@ -54,7 +54,9 @@ describe('api.json serves the demo of examples/build-demo.ts', () => {
       for (const [method, operation] of Object.entries(item)) {
         const other = fromFile.paths[path]![method]!
         const success = (op: Operation) => Object.fromEntries(Object.entries(op.responses).filter(([status]) => status.startsWith('2')))
-        const compared = (op: Operation) => [op.operationId, op.security, op.parameters, op.requestBody, op.tags, success(op)]
+        // A body written inline (a model with defaulted fields: docs/clients.md) is described by its model, which only the file describes.
+        const body = (op: Operation) => JSON.parse(JSON.stringify(op.requestBody ?? null, (key, value) => (key === 'description' && typeof value === 'string' ? undefined : value)))
+        const compared = (op: Operation) => [op.operationId, op.security, op.parameters, body(op), op.tags, success(op)]
         assert.deepEqual(compared(other), compared(operation), `${method} ${path}`)
       }
     }

@@ -12,10 +12,12 @@ import {
   MongoModel,
   MongoModelOut,
   ObjectIdField,
+  type ServiceGroupsQuery,
   type ServiceListQuery,
   Type,
 } from 'fastify-mongo-crud'
 import type { App } from '../harness/app.ts'
+import { EventStreamClient } from '../harness/event-stream.ts'
 import type { Json } from '../harness/seed.ts'
 import { describeEachStore, type OpenedStore } from '../harness/stores.ts'
 
@@ -246,6 +248,71 @@ const CHECKS: Record<string, { yes: Check, no: Check }> = {
       assert.equal(res.statusCode, 200, res.body)
     },
   },
+  groups: {
+    async yes(app, place) {
+      await seed(app, place, [2, 1, 2])
+      const res = await app.inject({ url: `${place.list}/_groups?by=rank&metrics=count,sum:rank`, headers: place.headers })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.deepEqual(res.json(), [{ rank: 1, count: 1, sum_rank: 1 }, { rank: 2, count: 2, sum_rank: 4 }])
+      const hidden = await app.inject({ url: `${place.list}/_groups?by=secret`, headers: place.headers })
+      const unknown = await app.inject({ url: `${place.list}/_groups?by=nothing`, headers: place.headers })
+      assert.equal(hidden.statusCode, 422, hidden.body)
+      assert.equal(hidden.body.replace('secret', 'nothing'), unknown.body)
+    },
+    async no() {
+      assert.fail('every kind groups its list')
+    },
+  },
+  batch: {
+    async yes(app, place) {
+      const ok = await app.inject({ method: 'POST', url: `${place.list}/_batch`, payload: { operations: [{ op: 'create', body: { name: 'a', rank: 1, ...place.extra } }] }, headers: place.headers })
+      assert.equal(ok.statusCode, 200, ok.body)
+      assert.deepEqual(ok.json().results.map((r: Json) => r.status), [201])
+      const before = (await app.inject({ url: place.list, headers: place.headers })).json().length
+      const operations = [{ op: 'create', body: { name: 'b', rank: 2, ...place.extra } }, { op: 'create', body: { name: 5, rank: 1 } }]
+      const failed = await app.inject({ method: 'POST', url: `${place.list}/_batch`, payload: { operations }, headers: place.headers })
+      assert.deepEqual([failed.statusCode, failed.json().index], [422, 1], failed.body)
+      assert.equal((await app.inject({ url: place.list, headers: place.headers })).json().length, before)
+    },
+    async no(app, place) {
+      const res = await app.inject({ method: 'POST', url: `${place.list}/_batch`, payload: { operations: [{ op: 'create', body: { name: 'a', rank: 1 } }] }, headers: place.headers })
+      assert.equal(res.statusCode, 404, res.body)
+    },
+  },
+  'patch-media-types': {
+    async yes(app, place) {
+      const [doc] = await seed(app, place, [1])
+      const patch = (type: string, payload: unknown) => app.inject({ method: 'PATCH', url: place.one(doc.id), payload: JSON.stringify(payload), headers: { ...place.headers, 'content-type': type } })
+      const merged = await patch('application/merge-patch+json', { rank: 7 })
+      assert.deepEqual([merged.statusCode, merged.json().rank], [200, 7], merged.body)
+      const tested = await patch('application/json-patch+json', [{ op: 'test', path: '/rank', value: 1 }])
+      assert.equal(tested.statusCode, 409, tested.body)
+      const hidden = await patch('application/json-patch+json', [{ op: 'replace', path: '/secret', value: 'x' }])
+      assert.equal(hidden.statusCode, 422, hidden.body)
+    },
+    async no(app, place) {
+      const [doc] = await seed(app, place, [1])
+      const res = await app.inject({ method: 'PATCH', url: place.one(doc.id), payload: JSON.stringify({ rank: 7 }), headers: { ...place.headers, 'content-type': 'application/merge-patch+json' } })
+      assert.equal(res.statusCode, 415, res.body)
+    },
+  },
+  events: {
+    async yes(app, place) {
+      // An event stream never ends: it is read over real HTTP, as a browser's EventSource reads it.
+      if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' })
+      const feed = await EventStreamClient.open(app, `${place.list}/_events`, place.headers)
+      assert.equal(feed.status, 200)
+      const [doc] = await seed(app, place, [4])
+      const [event] = await feed.take(1)
+      assert.deepEqual([event!.event, event!.data.id, event!.data.document.rank], ['create', doc.id, 4])
+      assert.doesNotMatch(feed.text, /secret/)
+      feed.close()
+    },
+    async no(app, place) {
+      const res = await app.inject({ url: `${place.list}/_events`, headers: place.headers })
+      assert.notEqual(res.statusCode, 200, res.body)
+    },
+  },
   'typed-bodies': {
     async yes(app, place) {
       const res = await app.inject({ method: 'POST', url: place.list, payload: { name: 5, rank: 1 }, headers: place.headers })
@@ -292,6 +359,7 @@ async function buildCapabilitiesApp(store: OpenedStore): Promise<App> {
   const id = (request: FastifyRequest) => (request.params as { id: string }).id
   app.get('/svc/things', (request) => service.list({ request, query: request.query as ServiceListQuery }))
   app.post('/svc/things', async (request, reply: FastifyReply) => reply.code(201).send(await service.create({ request, body: request.body as never })))
+  app.get('/svc/things/_groups', (request) => service.groups({ request, query: request.query as ServiceGroupsQuery }))
   app.get('/svc/things/:id', (request) => service.get({ request, id: id(request), ...(request.query as { fields?: string }) }))
   app.patch('/svc/things/:id', (request) => service.update({ request, id: id(request), body: request.body as never }))
   app.delete('/svc/things/:id', async (request, reply: FastifyReply) => {

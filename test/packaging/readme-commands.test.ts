@@ -44,7 +44,9 @@ interface Running {
 async function start(command: string, cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Running> {
   const child = spawn('sh', ['-c', command], { cwd, env: userEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close' comes once every process of the group has let go of the output pipes: the server included, not
+  // only `sh`. The group gets SIGTERM at once, and `sh` ends of the signal: that counts as a clean stop.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code, signal) => resolve(signal === 'SIGTERM' ? 0 : code)))
   const found = await new Promise<RegExpExecArray>((resolve, reject) => {
     const look = (chunk: Buffer) => {
       output += chunk.toString()

@@ -31,7 +31,7 @@ export async function typeTests(): Promise<void> {
         if (request.headers['x-role'] !== 'admin') throw new HTTPException(403, 'Admin required')
       },
     ],
-    filterDependency: (request) => ({ owner: request.headers['x-user'] }),
+    filterDependency: (request) => ({ name: String(request.headers['x-user']) }),
     populates: [new CRUDPopulate({ field: 'friends', collection: 'people', model: User, modelOut: UserOut })],
     lookups: [new CRUDLookup({ model: User, collectionName: 'c', prefix: 'children', localField: '_id', foreignField: 'name' })],
     embeds: [new CRUDEmbed({ model: User, embedName: 'items' })],

@@ -103,6 +103,18 @@ export async function routerOptions(): Promise<void> {
   await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: (request) => ({ owner: request.headers['x-user'] }) })
   // @ts-expect-error identifierField is '_id' or a field of the model
   await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', identifierField: 'nope' })
+  // sortable, filterable and defaultSort name fields of the model, `id`/`_id`, or dotted paths under a field.
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', sortable: ['age', 'id', 'friends.0'], filterable: ['_id', 'owner'], defaultSort: { field: 'age', direction: -1 } })
+  // @ts-expect-error not a field of the model
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', sortable: ['age', 'agee'] })
+  // @ts-expect-error not a field of the model
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterable: ['nmae'] })
+  // @ts-expect-error not a field of the model
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', defaultSort: { field: 'agee' } })
+  // @ts-expect-error a scope's keys are the model's fields (a function's result gets no excess-key check of its own)
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: () => ({ owner: 'a', ownr: 'b' }) })
+  // @ts-expect-error the filter grammar takes $and, $or and $nor at the top, no other operator
+  await app.register(CRUDRouter, { model: User, db: embeddedDb, collectionName: 'u', filterDependency: () => ({ $where: 'true' }) })
   // @ts-expect-error an output model is not an input model
   await app.register(CRUDRouter, { model: UserOut, db: embeddedDb, collectionName: 'u' })
   // @ts-expect-error an input model is not an output model

@@ -1,8 +1,10 @@
 import { ObjectId } from 'mongodb'
 import { type AggregateSource, aggregateCursor } from './aggregate/aggregate-cursor.js'
 import type { CollectionResolver } from './aggregate/aggregate-documents.js'
+import { leadingSort } from './aggregate/leading-sort.js'
 import type { OutputResolver } from './aggregate/output-target.js'
 import { copyThroughBson } from './bson/bson-codec.js'
+import { EmbeddedChangeStream, type WatchOptions } from './changes/change-stream.js'
 import { toCollation } from './collation/collation.js'
 import { checkId } from './collection/check-id.js'
 import { CollectionCore, type Namespace } from './collection/collection-core.js'
@@ -13,12 +15,14 @@ import { commandNotSupportedOnViewError, invalidArgumentError } from './errors.j
 import { ID_INDEX } from './indexes/index-catalog.js'
 import { bindVariables, resolveLet } from './query/let-variables.js'
 import { EmbeddedCursor } from './read/cursor.js'
+import type { Deadline } from './read/deadline.js'
 import { distinctValues } from './read/distinct-values.js'
 import { compileProjection, readDocuments } from './read/read-documents.js'
 import type { ReadSettings } from './read-settings.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort/sort-memory-limit.js'
-import { toFindSort } from './sort/sort-spec.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, type SortMemory } from './sort/sort-memory-limit.js'
+import { toFindSort, toSortSpec } from './sort/sort-spec.js'
 import type { Storage, StoredIndex } from './storage/storage.js'
+import { openTransactionOf } from './transaction/embedded-session.js'
 import { isOperatorUpdate } from './update/build-upsert.js'
 import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './update/modify-documents.js'
 import { checkPipelineUpdate } from './update/pipeline-update.js'
@@ -69,6 +73,8 @@ export interface ModifyResult {
 
 type WithMetadata<O> = O & { includeResultMetadata: true }
 type WithoutMetadata<O> = O & { includeResultMetadata?: false }
+/** Every operation takes the driver's `session` option: in its open transaction, the operation runs inside it. */
+type WithSession<O> = O & { session?: unknown }
 
 /**
  * One collection of the embedded engine, with the official driver's `Collection` semantics for
@@ -78,6 +84,7 @@ type WithoutMetadata<O> = O & { includeResultMetadata?: false }
  */
 export class EmbeddedCollection {
   readonly collectionName: string
+  readonly #dbName: string
   readonly #core: CollectionCore
   readonly #resolve: CollectionResolver
   readonly #output: OutputResolver
@@ -92,6 +99,7 @@ export class EmbeddedCollection {
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess, reads?: ReadSettings) {
     this.collectionName = namespace.name
+    this.#dbName = namespace.db
     this.#core = new CollectionCore(storage, namespace, isOpen)
     this.#resolve = resolve
     this.#output = output
@@ -110,6 +118,23 @@ export class EmbeddedCollection {
     checkWritableCollection(this.collectionName, this.#core.ns)
   }
 
+  /**
+   * This collection as the open transaction of `options.session` sees it, with the options left
+   * without the session; undefined outside a transaction (the operation runs here).
+   */
+  #inTransaction<O extends { session?: unknown }>(options: O): { target: EmbeddedCollection, options: Omit<O, 'session'> } | undefined {
+    const transaction = openTransactionOf(options.session)
+    if (transaction === undefined) return undefined
+    const { session: _session, ...rest } = options
+    const db = transaction.db(this.#dbName) as { collection(name: string): EmbeddedCollection }
+    return { target: db.collection(this.collectionName), options: rest }
+  }
+
+  /** What a sort without an index may hold: its own limit, within what the engine's sorts may hold together. */
+  #sortMemory(): SortMemory {
+    return { limitBytes: this.#reads?.sortMemoryLimitBytes ?? DEFAULT_SORT_MEMORY_LIMIT_BYTES, pool: this.#reads?.sortMemoryPool }
+  }
+
   /** The write queue: every write of this collection runs through it, in order. */
   get queue() {
     return this.#core.queue
@@ -119,7 +144,9 @@ export class EmbeddedCollection {
    * Like the driver: a missing or null `_id` gets a new ObjectId, unless `forceServerObjectId`
    * leaves it to the server, which generates only a missing one and stores an explicit null.
    */
-  async insertOne(doc: Document, options: { forceServerObjectId?: boolean } = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+  async insertOne(doc: Document, options: WithSession<{ forceServerObjectId?: boolean }> = {}): Promise<{ acknowledged: boolean, insertedId: unknown }> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.insertOne(doc, tx.options)
     this.#assertWritable()
     if (!isNonArrayObject(doc)) throw invalidArgumentError('insertOne expects a document')
     // The driver assigns the generated _id to the caller's object too; so do we.
@@ -132,7 +159,9 @@ export class EmbeddedCollection {
     return { acknowledged: true, insertedId }
   }
 
-  async findOne(filter: Document, options: Omit<FindOptions, 'limit'> = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: WithSession<Omit<FindOptions, 'limit'>> = {}): Promise<Document | null> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.findOne(filter, tx.options)
     // GET one's read: straight from the key, when nothing (options, a view) asks for more.
     if (Object.keys(options).length === 0 && !this.#view.definition()) {
       this.#core.assertOpen()
@@ -143,7 +172,9 @@ export class EmbeddedCollection {
     return doc ?? null
   }
 
-  find(filter: Document, options: FindOptions = {}): EmbeddedCursor {
+  find(filter: Document, options: WithSession<FindOptions> = {}): EmbeddedCursor {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.find(filter, tx.options)
     this.#core.assertOpen()
     const view = this.#view.definition()
     if (view) {
@@ -155,35 +186,41 @@ export class EmbeddedCollection {
       // yields the documents in sort order, the read needs no sort of its own.
       const plan = this.#core.plan(filter, { sort: toFindSort(options.sort), collation: options.collation })
       const source = { storage: this.#core.storage, pointKeys: () => plan?.keys }
-      return readDocuments(source, bindVariables(filter, resolveLet(options.let, 'find')), plan?.sorted ? withoutSort(options) : options, deadline, this.#reads?.sortMemoryLimitBytes)
+      return readDocuments(source, bindVariables(filter, resolveLet(options.let, 'find')), plan?.sorted ? withoutSort(options) : options, deadline, this.#sortMemory())
     }, options.maxTimeMS)
   }
 
-  async countDocuments(filter: Document, options: Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'> = {}): Promise<number> {
+  async countDocuments(filter: Document, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'>> = {}): Promise<number> {
     let count = 0
     for await (const _ of this.find(filter, options)) count++
     return count
   }
 
-  findOneAndReplace(filter: Document, replacement: Document, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
-  findOneAndReplace(filter: Document, replacement: Document, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
-  async findOneAndReplace(filter: Document, replacement: Document, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+  findOneAndReplace(filter: Document, replacement: Document, options: WithSession<WithMetadata<FindOneAndOptions>>): Promise<ModifyResult>
+  findOneAndReplace(filter: Document, replacement: Document, options?: WithSession<WithoutMetadata<FindOneAndOptions>>): Promise<Document | null>
+  async findOneAndReplace(filter: Document, replacement: Document, options: WithSession<FindOneAndOptions> = {}): Promise<ModifyResult | Document | null> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.findOneAndReplace(filter, replacement, tx.options as FindOneAndOptions as WithoutMetadata<FindOneAndOptions>)
     this.#assertWritable()
     assertReplacement(replacement)
     return answer(this.#core, filter, replacement, options)
   }
 
-  findOneAndUpdate(filter: Document, update: Change, options: WithMetadata<FindOneAndOptions>): Promise<ModifyResult>
-  findOneAndUpdate(filter: Document, update: Change, options?: WithoutMetadata<FindOneAndOptions>): Promise<Document | null>
-  async findOneAndUpdate(filter: Document, update: Change, options: FindOneAndOptions = {}): Promise<ModifyResult | Document | null> {
+  findOneAndUpdate(filter: Document, update: Change, options: WithSession<WithMetadata<FindOneAndOptions>>): Promise<ModifyResult>
+  findOneAndUpdate(filter: Document, update: Change, options?: WithSession<WithoutMetadata<FindOneAndOptions>>): Promise<Document | null>
+  async findOneAndUpdate(filter: Document, update: Change, options: WithSession<FindOneAndOptions> = {}): Promise<ModifyResult | Document | null> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.findOneAndUpdate(filter, update, tx.options as FindOneAndOptions as WithoutMetadata<FindOneAndOptions>)
     this.#assertWritable()
     assertOperators(update)
     return answer(this.#core, filter, update, options)
   }
 
-  findOneAndDelete(filter: Document, options: WithMetadata<FindOneAndDeleteOptions>): Promise<ModifyResult>
-  findOneAndDelete(filter: Document, options?: WithoutMetadata<FindOneAndDeleteOptions>): Promise<Document | null>
-  async findOneAndDelete(filter: Document, options: FindOneAndDeleteOptions = {}): Promise<ModifyResult | Document | null> {
+  findOneAndDelete(filter: Document, options: WithSession<WithMetadata<FindOneAndDeleteOptions>>): Promise<ModifyResult>
+  findOneAndDelete(filter: Document, options?: WithSession<WithoutMetadata<FindOneAndDeleteOptions>>): Promise<Document | null>
+  async findOneAndDelete(filter: Document, options: WithSession<FindOneAndDeleteOptions> = {}): Promise<ModifyResult | Document | null> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.findOneAndDelete(filter, tx.options as FindOneAndDeleteOptions as WithoutMetadata<FindOneAndDeleteOptions>)
     this.#assertWritable()
     return answer(this.#core, filter, null, options)
   }
@@ -192,31 +229,41 @@ export class EmbeddedCollection {
    * The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON
    * order; under a collation, values equal under it are one value (the first found).
    */
-  async distinct(key: string, filter: Document = {}, options: Pick<FindOptions, 'maxTimeMS' | 'collation'> = {}): Promise<unknown[]> {
+  async distinct(key: string, filter: Document = {}, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'collation'>> = {}): Promise<unknown[]> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.distinct(key, filter, tx.options)
     const collation = toCollation(options.collation)
     return distinctValues(this.find(filter, options), key, collation)
   }
 
   /** `update`: an update document (`{ $set: ... }`) or an update pipeline (`[{ $set: ... }]`). */
-  async updateOne(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
+  async updateOne(filter: Document, update: Change, options: WithSession<ModifyOptions> = {}): Promise<UpdateResult> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.updateOne(filter, update, tx.options)
     this.#assertWritable()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, false, options)
   }
 
-  async updateMany(filter: Document, update: Change, options: ModifyOptions = {}): Promise<UpdateResult> {
+  async updateMany(filter: Document, update: Change, options: WithSession<ModifyOptions> = {}): Promise<UpdateResult> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.updateMany(filter, update, tx.options)
     this.#assertWritable()
     assertOperators(update)
     return updateDocuments(this.#core, filter, update, true, options)
   }
 
-  async replaceOne(filter: Document, replacement: Document, options: ModifyOptions = {}): Promise<UpdateResult> {
+  async replaceOne(filter: Document, replacement: Document, options: WithSession<ModifyOptions> = {}): Promise<UpdateResult> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.replaceOne(filter, replacement, tx.options)
     this.#assertWritable()
     assertReplacement(replacement)
     return updateDocuments(this.#core, filter, replacement, false, options)
   }
 
-  async deleteOne(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+  async deleteOne(filter: Document, options: WithSession<DeleteOptions> = {}): Promise<{ deletedCount: number }> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.deleteOne(filter, tx.options)
     this.#assertWritable()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
@@ -226,7 +273,9 @@ export class EmbeddedCollection {
     })
   }
 
-  async deleteMany(filter: Document, options: DeleteOptions = {}): Promise<{ deletedCount: number }> {
+  async deleteMany(filter: Document, options: WithSession<DeleteOptions> = {}): Promise<{ deletedCount: number }> {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.deleteMany(filter, tx.options)
     this.#assertWritable()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
@@ -240,7 +289,22 @@ export class EmbeddedCollection {
    * reach are refused (collation-refusals.ts). A final `$out` or `$merge` writes the results (on the
    * cursor's first read) and yields nothing.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } = {}): EmbeddedCursor {
+  /**
+   * A change stream of this collection's writes, as the driver's `collection.watch()`: each
+   * acknowledged insert, update, replace and delete, read from the engine's durable change log
+   * (resumable with `resumeAfter` while the log keeps the change: `openEmbedded`'s `changeRetention`).
+   */
+  watch(pipeline: Document[] = [], options: WatchOptions = {}): EmbeddedChangeStream {
+    this.#core.assertOpen()
+    this.#assertNotView()
+    const source = this.#core.changeSource()
+    if (!source) throw invalidArgumentError('watch() is not available inside a transaction')
+    return new EmbeddedChangeStream(source, pipeline, options)
+  }
+
+  aggregate(pipeline: Document[], options: WithSession<{ maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined }> = {}): EmbeddedCursor {
+    const tx = this.#inTransaction(options)
+    if (tx) return tx.target.aggregate(pipeline, tx.options)
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     this.#core.assertOpen()
     const view = this.#view.definition()
@@ -248,22 +312,31 @@ export class EmbeddedCollection {
     const [first, ...rest] = pipeline
     const leadingMatch = first !== undefined && Object.keys(first).length === 1 && Object.hasOwn(first, '$match')
     const filter = leadingMatch ? (first['$match'] as Document) : {}
+    const stages = leadingMatch ? rest : pipeline
+    // A leading `$sort` is the read's own (leading-sort.ts): an index may serve it, else it sorts BSON in slices.
+    const sorted = leadingSort(stages)
     const core = this.#core
-    const planned = { storage: core.storage, pointKeys: (match: Document) => core.pointKeys(match, { collation: options.collation }) }
+    const readMatches = (match: Document, deadline: Deadline, sortMemory: SortMemory) => {
+      const sort = sorted === undefined ? undefined : toSortSpec(sorted.sort)
+      const plan = core.plan(match, { sort, collation: options.collation })
+      const found = { storage: core.storage, pointKeys: () => plan?.keys }
+      const order = sort === undefined || plan?.sorted ? {} : { sort, ...(sorted?.limit === undefined ? {} : { limit: sorted.limit }) }
+      return readDocuments(found, match, { collation: options.collation, ...order }, deadline, sortMemory)
+    }
     const source: AggregateSource = {
       // Resolved when the cursor runs, as the driver's aggregate fails on its first batch.
       settings: () => ({
         variables: resolveLet(options.let, 'aggregate'),
         collation: toCollation(options.collation),
-        sortMemory: { limitBytes: this.#reads?.sortMemoryLimitBytes ?? DEFAULT_SORT_MEMORY_LIMIT_BYTES, allowDiskUse: options.allowDiskUse === true },
+        sortMemory: { ...this.#sortMemory(), allowDiskUse: options.allowDiskUse === true },
         expressionMemoryLimitBytes: this.#reads?.expressionMemoryLimitBytes,
       }),
-      read: (deadline, settings) => readDocuments(planned, bindVariables(filter, settings.variables), { collation: options.collation }, deadline),
+      read: (deadline, settings) => readMatches(bindVariables(filter, settings.variables), deadline, settings.sortMemory!),
       resolve: this.#resolve,
       output: this.#output,
       collectionless: false,
     }
-    return aggregateCursor(source, leadingMatch ? rest : pipeline, options.maxTimeMS)
+    return aggregateCursor(source, sorted === undefined ? stages : stages.slice(1), options.maxTimeMS)
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {

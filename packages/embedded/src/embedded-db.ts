@@ -3,6 +3,7 @@ import { aggregateDocuments } from './aggregate/aggregate-documents.js'
 import { withLocalSessions } from './aggregate/local-sessions.js'
 import type { OutputTarget } from './aggregate/output-target.js'
 import { decodeDocument } from './bson/bson-codec.js'
+import { changeFeedOf } from './changes/change-feed.js'
 import { toCollation } from './collation/collation.js'
 import { checkCollectionName, checkWritableCollection } from './collection/collection-name.js'
 import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './collection/views.js'
@@ -16,6 +17,8 @@ import { EmbeddedCursor } from './read/cursor.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './read/fail-points.js'
 import { DEFAULT_READS, type ReadSettings } from './read-settings.js'
 import type { Storage } from './storage/storage.js'
+import { EmbeddedClient } from './transaction/embedded-session.js'
+import { TransactionLock } from './transaction/engine-transaction.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -25,6 +28,8 @@ interface Engine {
   defaultName: string
   databases: Map<string, EmbeddedDb>
   reads: ReadSettings
+  /** `db.client`, made on first use. */
+  client?: EmbeddedClient<EmbeddedDb>
 }
 
 /** One entry of `listCollections`, as the server describes a plain collection (`nameOnly`: name and type). */
@@ -55,6 +60,30 @@ export class EmbeddedDb {
     this.#engine = engine ?? { storage, open: true, defaultName: databaseName, databases: new Map(), reads }
     this.#engine.databases.set(databaseName, this)
     this.#views = new ViewCatalog(databaseName, () => this.#engine.storage.collection(this.#storageName(VIEWS_COLLECTION)))
+  }
+
+  /**
+   * What the driver's `db.client` is: `client.startSession()` starts a session whose transactions
+   * (`session.withTransaction(fn)`, `{ session }` on each operation) apply all their writes at once
+   * or none (transaction/engine-transaction.ts).
+   */
+  get client(): EmbeddedClient<EmbeddedDb> {
+    const engine = this.#engine
+    engine.client ??= new EmbeddedClient<EmbeddedDb>({
+      storage: engine.storage,
+      makeDb: (storage) => new EmbeddedDb(storage, engine.defaultName, undefined, engine.reads),
+      coreOf: (storageName) => this.#coreOf(storageName),
+      lock: new TransactionLock(),
+    })
+    return engine.client
+  }
+
+  /** The core of a collection of this engine, by its storage name (`<collection>` or `<db>$<collection>`). */
+  #coreOf(storageName: string) {
+    const cut = storageName.indexOf('$')
+    const home = this.#engine.databases.get(this.#engine.defaultName) ?? this
+    const owner = cut < 0 ? home : home.db(storageName.slice(0, cut))
+    return EmbeddedCollection.coreOf(owner.collection(cut < 0 ? storageName : storageName.slice(cut + 1)))
   }
 
   /** Another database of the same engine (created on first write, like on a server). */
@@ -199,7 +228,7 @@ export class EmbeddedDb {
       settings: () => ({
         variables: resolveLet(options.let, 'aggregate'),
         collation: toCollation(options.collation),
-        sortMemory: { limitBytes: this.#engine.reads.sortMemoryLimitBytes, allowDiskUse: options.allowDiskUse === true },
+        sortMemory: { limitBytes: this.#engine.reads.sortMemoryLimitBytes, pool: this.#engine.reads.sortMemoryPool, allowDiskUse: options.allowDiskUse === true },
         expressionMemoryLimitBytes: this.#engine.reads.expressionMemoryLimitBytes,
       }),
     }
@@ -220,9 +249,13 @@ export class EmbeddedDb {
   /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */
   async close(): Promise<void> {
     if (!this.#engine.open) return
+    // An open transaction holds write queues: its writes are dropped, as on a server that stops.
+    await this.#engine.client?.abortAll()
     const collections = [...this.#engine.databases.values()].flatMap((db) => [...db.#collections.values()])
     await Promise.all(collections.map((c) => c.queue.drain()))
     this.#engine.open = false
+    // Every change stream ends (its pending `next()` rejects, its iteration stops).
+    changeFeedOf(this.#engine.storage)?.close()
     await this.#engine.storage.close()
   }
 

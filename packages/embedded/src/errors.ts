@@ -122,6 +122,19 @@ export function sortMemoryExceededError(limitBytes: number, allowDiskUse = false
 }
 
 /**
+ * A sort without an index within its own limit, refused because the engine's sorts together already
+ * hold what they may (`totalSortMemoryLimitBytes`, sort-memory-limit.ts): MongoDB's 365
+ * TemporarilyUnavailable, which says the same operation may succeed later, once others are done.
+ */
+export function sortMemoryBusyError(totalBytes: number, heldBytes: number) {
+  return serverError(
+    365,
+    'TemporarilyUnavailable',
+    `Sort needs more memory than is free: the engine's sorts hold ${heldBytes} of the ${totalBytes} bytes they may hold together; retry once others are done`,
+  )
+}
+
+/**
  * A value an expression or an accumulator would build is past its memory limit, or the process heap
  * is nearly full (expression-memory.ts): the server's 146 ExceededMemoryLimit, which MongoDB answers
  * when `$range`, `$push` or `$addToSet` would pass their 100 MB limits.
@@ -209,4 +222,42 @@ export function commandNotSupportedOnViewError(ns: string) {
 
 export function namespaceExistsError(ns: string) {
   return serverError(48, 'NamespaceExists', `Collection ${ns} already exists.`)
+}
+
+/** What a transaction cannot do (define collections or indexes), as the server refuses it. */
+export function operationNotSupportedInTransactionError(what: string) {
+  return serverError(263, 'OperationNotSupportedInTransaction', `Cannot run ${what} in a multi-document transaction.`)
+}
+
+/**
+ * The transaction an operation names is no longer open (aborted, expired, or never started):
+ * `TransientTransactionError`, as the server labels it, so the driver's `withTransaction` retries.
+ */
+export function noSuchTransactionError(txnNumber: number | string, why = 'has been aborted') {
+  const error = serverError(251, 'NoSuchTransaction', `Transaction with { txnNumber: ${txnNumber} } ${why}.`)
+  error.addErrorLabel('TransientTransactionError')
+  return error
+}
+
+/**
+ * A write the storage has no room for (a full disk, a used-up quota, a file size limit): MongoDB's
+ * 14031 OutOfDiskSpace. Nothing of the write was stored; reads go on.
+ */
+export function outOfDiskSpaceError(message: string) {
+  return serverError(14031, 'OutOfDiskSpace', message)
+}
+
+/** A data file that does not hold what the database records of it (a partial copy): 301 DataCorruptionDetected. */
+export function damagedDataFileError(message: string) {
+  return serverError(301, 'DataCorruptionDetected', message)
+}
+
+/** A change stream resumed from a change the change log no longer keeps (changes/change-stream.ts). */
+export function changeStreamHistoryLostError(message: string) {
+  return serverError(286, 'ChangeStreamHistoryLost', message)
+}
+
+/** A change stream that cannot go on: a resume token this engine never issued. */
+export function changeStreamFatalError(message: string) {
+  return serverError(280, 'ChangeStreamFatalError', message)
 }

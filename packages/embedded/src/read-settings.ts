@@ -1,5 +1,5 @@
 import { DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES } from './operators/expression-memory.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort/sort-memory-limit.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, DEFAULT_TOTAL_SORT_MEMORY_LIMIT_BYTES, SortMemoryPool } from './sort/sort-memory-limit.js'
 
 /**
  * Settings of one engine that its reads follow (openEmbedded's options). Its own module, so that
@@ -8,7 +8,13 @@ import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from './sort/sort-memory-limit.js'
  */
 export interface ReadSettings {
   sortMemoryLimitBytes: number
+  /** What all the engine's sorts without an index hold together (`totalSortMemoryLimitBytes`): one pool per engine. */
+  sortMemoryPool: SortMemoryPool
   expressionMemoryLimitBytes: number
 }
 
-export const DEFAULT_READS: ReadSettings = { sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES, expressionMemoryLimitBytes: DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES }
+export const DEFAULT_READS: ReadSettings = {
+  sortMemoryLimitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES,
+  sortMemoryPool: new SortMemoryPool(DEFAULT_TOTAL_SORT_MEMORY_LIMIT_BYTES),
+  expressionMemoryLimitBytes: DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES,
+}

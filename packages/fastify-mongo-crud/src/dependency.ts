@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify'
 import type { Filter } from 'mongodb'
-import type { MongoModelSchema, Static } from './models.js'
+import type { FieldNames } from './field-names.js'
+import type { InModel, MongoModelSchema, Static } from './models.js'
 
 /**
  * Runs before its route; throw `HTTPException` (or any error with a 4xx `statusCode`) to refuse.
@@ -38,6 +39,16 @@ export interface RouteDependencies<M extends MongoModelSchema> {
 
 /** The filter a `filterDependency` returns: the official driver's `Filter` of the model's documents. */
 export type ScopeFilter<M extends MongoModelSchema> = Filter<Static<M>>
+
+/**
+ * The scope `S` a router's `filterDependency` returns, with its top-level keys checked: each must be a
+ * field of the model (or a dotted path under one), `_id`, `$and`, `$or` or `$nor`, as the filter grammar
+ * requires. TypeScript checks no excess keys in what a function returns, so each other key is given a type
+ * no value has, whose text names the key and the ones it may be. A scope typed with an index signature
+ * (a plain `FilterDependency`) has no keys to check.
+ */
+export type CheckedScope<M extends InModel, S> = S &
+  (string extends keyof S ? unknown : { [K in Exclude<keyof S, FieldNames<M>['scope']>]: { [_ in `'${K & string}' is not a field of the model, whose fields are`]: FieldNames<M>['scope'] } })
 
 /** Returns the filter (MongoDB syntax, trusted server code) that scopes every route of the router. */
 export type FilterDependency<M extends MongoModelSchema = MongoModelSchema> = (

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { HTTPException, StoreError, type ValidationIssue } from './errors.js'
-import { queryIssueMessage } from './query/list-query.js'
+import { queryIssueDetail } from './query/list-query.js'
 import { toValidationIssues } from './schema/validation-issues.js'
 
 type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
@@ -10,9 +10,15 @@ type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
   /** Failing locations of the body left out of `validation` (validator.ts). */
   validationMore?: number
   detail?: unknown
+  /** Headers a 4xx answer carries (a 401's `WWW-Authenticate`), as Fastify's own error handler sends them. */
+  headers?: Record<string, string>
 }
 
 const QUERY_TIMED_OUT = 'The query exceeded its time limit (maxTimeMS)'
+const OUT_OF_SPACE = 'The database has no room to store the write (its disk is full), and did not store it. Reads still work: send it again once space is freed'
+const BUSY = 'The database has no memory free for this query right now: retry in a moment, or send a limit, narrower filters, or sort by an indexed field'
+/** What a client refused by a busy database is told to wait before retrying, in seconds. */
+const BUSY_RETRY_AFTER_S = '1'
 const SORT_TOO_LARGE = 'The list is too large to sort without an index on its sort field (the database refused the memory it needs): send a limit, narrower filters, or sort by an indexed field'
 
 /**
@@ -21,11 +27,13 @@ const SORT_TOO_LARGE = 'The list is too large to sort without an index on its so
  */
 export function handleError(error: HandledError, request: FastifyRequest, reply: FastifyReply): void {
   const { status, detail } = describeError(error)
-  if (status >= 500) request.log.error({ err: error }, 'request failed')
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_BUSY') void reply.header('retry-after', BUSY_RETRY_AFTER_S)
+  else if (status >= 500) request.log.error({ err: error }, 'request failed')
+  else if (error.headers !== undefined) void reply.headers(error.headers)
   void reply.code(status).type('application/json; charset=utf-8').send({ detail })
 }
 
-function describeError(error: HandledError): { status: number, detail: string | ValidationIssue[] } {
+export function describeError(error: HandledError): { status: number, detail: string | ValidationIssue[] } {
   if (error instanceof HTTPException) return { status: error.statusCode, detail: error.detail }
   // Past `maxTimeMS` the database gave up, not the client: retrying later may succeed.
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_TIMEOUT') return { status: 503, detail: QUERY_TIMED_OUT }
@@ -33,12 +41,14 @@ function describeError(error: HandledError): { status: number, detail: string | 
   // that it succeeds (a limit keeps only the top of the sort): a 4xx, like the other limits a request
   // can exceed, with the query-parameter status of this router.
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_SORT_MEMORY') return { status: 422, detail: SORT_TOO_LARGE }
+  // The same request succeeds once other sorts are done (the database was busy, not the request wrong): 503 with Retry-After.
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_BUSY') return { status: 503, detail: BUSY }
+  // The server cannot store the representation (RFC 4918's 507): the request was fine, and succeeds again once there is room.
+  if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_OUT_OF_SPACE') return { status: 507, detail: OUT_OF_SPACE }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {
-      const first = error.validation[0]
-      const parameter = String(first?.instancePath.split('/')[1] ?? 'query')
-      return { status: 422, detail: queryIssueMessage(parameter, first?.keyword) }
+      return { status: 422, detail: queryIssueDetail(error.validation[0]) }
     }
     return { status: 422, detail: toValidationIssues(part, error.validation, error.validationMore) }
   }

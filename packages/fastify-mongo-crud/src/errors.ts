@@ -45,6 +45,20 @@ export type RequestErrorCode =
   | 'FMC_ERR_HTTP'
   | 'FMC_ERR_CURSOR_INVALID'
   | 'FMC_ERR_PRECONDITION_FAILED'
+  | 'FMC_ERR_UNAUTHENTICATED'
+  | 'FMC_ERR_CLAIM_REFUSED'
+  | 'FMC_ERR_RATE_LIMITED'
+  | 'FMC_ERR_TOO_MANY_GROUPS'
+  | 'FMC_ERR_INEXACT_SUM'
+  | 'FMC_ERR_PATCH_CONFLICT'
+  | 'FMC_ERR_PATCH_RETRIES'
+  | 'FMC_ERR_UNSUPPORTED_MEDIA_TYPE'
+  | 'FMC_ERR_RESERVED_ID'
+  | 'FMC_ERR_BATCH_NO_TRANSACTIONS'
+  | 'FMC_ERR_ROUTE_DISABLED'
+  | 'FMC_ERR_EVENTS_GONE'
+  | 'FMC_ERR_EVENTS_RESUME'
+  | 'FMC_ERR_EVENTS_UNSUPPORTED'
 
 /**
  * An HTTP error with a status and a `detail`. Dependencies throw it to refuse a request
@@ -80,11 +94,21 @@ export const tooLarge = () =>
 /** `If-Match` named another version of the document, or `If-None-Match: *` on a create met an existing one. */
 export const preconditionFailed = (detail: string) => new HTTPException(412, detail, 'FMC_ERR_PRECONDITION_FAILED')
 
-export type StoreErrorCode = 'FMC_ERR_STORE_DUPLICATE' | 'FMC_ERR_STORE_TOO_LARGE' | 'FMC_ERR_STORE_TIMEOUT' | 'FMC_ERR_STORE_SORT_MEMORY'
+export type StoreErrorCode =
+  | 'FMC_ERR_STORE_DUPLICATE'
+  | 'FMC_ERR_STORE_TOO_LARGE'
+  | 'FMC_ERR_STORE_TIMEOUT'
+  | 'FMC_ERR_STORE_SORT_MEMORY'
+  | 'FMC_ERR_STORE_BUSY'
+  | 'FMC_ERR_STORE_OUT_OF_SPACE'
+  /** A change feed's resume point the database no longer keeps, or never issued; a database without change streams (routes/serve-events.ts). */
+  | 'FMC_ERR_STORE_HISTORY_LOST'
+  | 'FMC_ERR_STORE_BAD_RESUME_TOKEN'
+  | 'FMC_ERR_STORE_NO_CHANGE_STREAMS'
 
 /**
  * A storage failure the routes answer on purpose (duplicate key, oversized document, time limit,
- * a sort without an index past the database's memory limit).
+ * a sort without an index past the database's memory limit, a write the database has no room for).
  * The store raises it from the engine's own error, kept as `cause`; anything else stays a 500.
  */
 export class StoreError extends Error {
@@ -96,5 +120,36 @@ export class StoreError extends Error {
   }
 }
 
+/** A grouping with more groups than the router's `maxGroups`, asked without a `limit` (docs/groups.md). */
+export const tooManyGroups = (maxGroups: number) =>
+  new HTTPException(422, `More than ${maxGroups} groups (maxGroups): narrow the filters, group by fewer fields, or page through them with skip and limit`, 'FMC_ERR_TOO_MANY_GROUPS')
+/** A sum of integers past 2^53, which a JSON number cannot hold exactly (docs/groups.md). */
+export const inexactSum = (metric: string) =>
+  new HTTPException(422, `${metric} would exceed ${Number.MAX_SAFE_INTEGER} and lose precision: narrow the filters or group by more fields`, 'FMC_ERR_INEXACT_SUM')
+
 /** A page cursor that was altered, or replayed with another filter, sort, scope or list (or combined with skip). */
 export const invalidCursor = (detail: string) => new HTTPException(400, detail, 'FMC_ERR_CURSOR_INVALID')
+
+/** A PATCH (or a batch's update) in a media type the router does not take (docs/patch.md). */
+export const unsupportedMediaType = (type: string) =>
+  new HTTPException(415, `Unsupported Media Type ${JSON.stringify(type)}: a PATCH takes application/json, application/merge-patch+json or application/json-patch+json`, 'FMC_ERR_UNSUPPORTED_MEDIA_TYPE')
+/** A merge patch or JSON Patch kept meeting concurrent writes of the document (docs/patch.md). */
+export const patchRetriesExhausted = () =>
+  new HTTPException(409, 'The document kept changing while the patch was applied: send it again', 'FMC_ERR_PATCH_RETRIES')
+/** An identifier value a path segment of the router's own takes (`_batch`, `_events`, `_groups`). */
+export const reservedId = (field: string, value: string) =>
+  new HTTPException(422, [{ loc: ['body', field], msg: `${JSON.stringify(value)} is reserved: the router's own routes use it as a path segment (_batch, _events, _groups)`, type: 'reserved_value' }], 'FMC_ERR_RESERVED_ID')
+/** An atomic batch on a database without transactions (a standalone MongoDB) (docs/batch.md). */
+export const batchNeedsTransactions = (why: string) =>
+  new HTTPException(422, `An atomic batch needs transactions, and ${why}: use a replica set (a single-node one will do), or send "atomic": false`, 'FMC_ERR_BATCH_NO_TRANSACTIONS')
+/** A batch operation whose route the router leaves out (`disable*`), answered as the route is: not found. */
+export const routeDisabled = (op: string) => new HTTPException(404, `This router has no ${op} route (it is disabled)`, 'FMC_ERR_ROUTE_DISABLED')
+
+/** A `Last-Event-ID` older than the changes the database keeps (docs/events.md). */
+export const eventsGone = () =>
+  new HTTPException(410, 'The changes after this Last-Event-ID are no longer kept: reload the list, then subscribe again without Last-Event-ID', 'FMC_ERR_EVENTS_GONE')
+/** A `Last-Event-ID` that is no event id of this stream. */
+export const badLastEventId = (detail: string) => new HTTPException(400, detail, 'FMC_ERR_EVENTS_RESUME')
+/** `_events` on a database without change streams (a standalone MongoDB). */
+export const eventsUnsupported = () =>
+  new HTTPException(501, 'This database has no change streams: MongoDB needs a replica set (a single-node one will do)', 'FMC_ERR_EVENTS_UNSUPPORTED')

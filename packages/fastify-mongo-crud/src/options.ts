@@ -4,5 +4,5 @@
 // with Dependency and RouteName (homes: dependency.ts and route-names.ts).
 export type { Dependency } from './dependency.js'
 export { DEFAULT_FILTER_LIMITS, resolveRouterOptions } from './options/resolve-router-options.js'
-export type { CRUDRouterOptions, IdentifierField, IndexField, ResolvedIndex, ResolvedRouterOptions, RouterIndex } from './options/router-option-types.js'
+export type { CRUDRouterOptions, FieldPath, IdentifierField, IndexField, ResolvedIndex, ResolvedRouterOptions, RouterIndex } from './options/router-option-types.js'
 export { ROUTE_NAMES, type RouteName } from './route-names.js'

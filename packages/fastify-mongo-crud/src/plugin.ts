@@ -1,8 +1,12 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { appRegistry } from './app-registry.js'
+import { type BatchKind, collectionBatch, lookupBatch } from './batch/batch-kind.js'
+import { BATCH_SEGMENT, mountBatchRoute } from './batch/batch-route.js'
+import { batchNames } from './docs/batch-names.js'
 import { withListQueryDocs } from './docs/list-query-docs.js'
 import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
+import type { MongoModelSchema } from './models.js'
 import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
 import { registerRouterModels } from './register-router-models.js'
 import { registerRouterSchemas } from './register-router-schemas.js'
@@ -13,14 +17,17 @@ import { buildPopulateReader } from './relations/populate-reader.js'
 import { collectionResource } from './resources/collection-resource.js'
 import { embedResource } from './resources/embed-resource.js'
 import { lookupResource } from './resources/lookup-resource.js'
+import { eventStreamsOf } from './routes/event-streams.js'
 import { listPresenters } from './routes/list-presenter.js'
 import { buildMainRoutes, itemUrl } from './routes/main-routes.js'
 import { buildRouterContext } from './routes/router-context.js'
+import { bodyChecker } from './schema/body-checker.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
 import { createFitCompiler } from './schema/fit-document.js'
 import { type FitSource, withFittedResponses } from './schema/fit-response.js'
 import { buildShape, type ShapeNode } from './schema/model-shape.js'
 import { partialModel, refTo as ref } from './schema/partial-model.js'
+import { isInlineBody, requestBody } from './schema/request-body.js'
 import { restrictShape } from './schema/restrict-shape.js'
 import { routerRefs } from './schema/router-refs.js'
 import { buildCrudService } from './service/build-service.js'
@@ -46,13 +53,16 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const populator = buildPopulator(options, baseOut, typed)
   const out = populator?.outSchema ?? baseOut
 
+  // What a create or replace sends (schema/request-body.ts): a model with defaulted fields is written inline,
+  // and is then a component only where it is the answer too (an unused component is a lint warning).
+  const body = requestBody(model)
   const store = createCollectionStore(options.db, options.collectionName, typed, { maxTimeMS: options.maxTimeMS })
   const context = buildRouterContext(
     options,
     store,
     { typed, visible, sortable, scopeShape: typed },
     { visible, typed, limits: options.filterLimits },
-    { body: ref(model), patch: ref(patch), read: ref(out) },
+    { body, patch: ref(patch), read: ref(out) },
     populator === undefined ? async (doc) => doc : async (doc, caller) => (await populator.populate([doc], caller))[0]!
   )
   appRegistry(fastify).addReader(options.db, options.collectionName, buildPopulateReader(context))
@@ -62,7 +72,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const place = `'${fastify.prefix === '' ? '/' : fastify.prefix}'`
   const naming = claimNaming(appRegistry(fastify), options, fastify.prefix, childNames, place)
   const { schemas, validatorCompiler } = registerRouterSchemas(fastify, options, [
-    model,
+    ...(isInlineBody(body) && options.modelOut !== undefined ? [] : [model]),
     baseOut,
     out,
     patch,
@@ -85,16 +95,24 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), shape, options, filtersIgnored && parent === undefined), compileFit, source))
   }
   const source: FitSource = { collection: options.collectionName }
-  const collection = collectionResource(context, presenter(out, source, populator === undefined ? undefined : (docs, caller) => populator.populate(docs, caller)))
+  // What a merge patch or JSON Patch of each kind is checked against: the PUT body's model, the fields shown.
+  const patching = (body: object, shown: MongoModelSchema) => ({ check: bodyChecker(validatorCompiler, body, `patch:${shown.$id}`), shown: new Set(Object.keys(shown.properties)) })
+  const collection = collectionResource(context, presenter(out, source, populator === undefined ? undefined : (docs, caller) => populator.populate(docs, caller)), patching(context.refs.body, out))
   mount(buildMainRoutes(context, collection, fastify.prefix), sortable, source)
+  // An open `_events` response would keep the server from closing: closing the app ends them (docs/events.md).
+  fastify.addHook('preClose', async () => eventStreamsOf(context).closeAll())
+  // `<prefix>/_batch` (docs/batch.md), and `<item>/<lookup>/_batch` for each lookup's children.
+  const batch = (kind: BatchKind, url: string, own: Naming, parent?: Naming) => mountBatchRoute(fastify, kind, url, batchNames(options.tags, own, parent), validatorCompiler)
+  batch(collectionBatch(context, collection, validatorCompiler), `/${BATCH_SEGMENT}`, naming)
   lookups.forEach((plan, index) => {
     const children: FitSource = { collection: plan.lookup.collectionName }
-    const resource = lookupResource(context, plan, presenter(plan.child.out, children))
+    const resource = lookupResource(context, plan, presenter(plan.child.out, children), patching(ref(plan.createBody), plan.child.out))
     mount(buildLookupRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, children, childNames[index], naming)
+    batch(lookupBatch(context, plan, resource, validatorCompiler), `${itemUrl(context)}/${plan.lookup.prefix}/${BATCH_SEGMENT}`, childNames[index]!, naming)
   })
   embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
-    const resource = embedResource(context, plan, presenter(plan.child.out, items))
+    const resource = embedResource(context, plan, presenter(plan.child.out, items), patching(ref(plan.child.model), plan.child.out))
     mount(buildEmbedRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, items, childNames[lookups.length + index], naming)
   })
   // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.

@@ -7,3 +7,15 @@ export const ROUTE_NAMES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne
 export function camel(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 }
+
+/** The path segment of a list's groups (`<prefix>/_groups`, docs/groups.md): a name no document id is given. */
+export const GROUPS_SEGMENT = '_groups'
+
+/** Whether a generated route is a `_groups` route (it reads a list, and is named and documented as groups). */
+export const isGroupsUrl = (url: string): boolean => url.endsWith(`/${GROUPS_SEGMENT}`)
+
+/** The path segment of a router's change feed (`<prefix>/_events`, docs/events.md). */
+export const EVENTS_SEGMENT = '_events'
+
+/** Whether a generated route is an `_events` route (named and documented as a feed, not as the list). */
+export const isEventsUrl = (url: string): boolean => url.endsWith(`/${EVENTS_SEGMENT}`)

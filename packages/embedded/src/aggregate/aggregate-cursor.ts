@@ -2,14 +2,15 @@ import { startDeadline } from '../collection/collection-core.js'
 import type { Document } from '../document.js'
 import { EmbeddedCursor } from '../read/cursor.js'
 import type { Deadline } from '../read/deadline.js'
-import { aggregateDocuments, type CollectionResolver, outputStageOf, type PipelineSettings } from './aggregate-documents.js'
+import { nextTurn, PAUSE, type Paced, type Pause } from '../read/pause.js'
+import { aggregatePaced, type CollectionResolver, outputStageOf, type PipelineSettings } from './aggregate-documents.js'
 import { writeMerge } from './merge-stage.js'
 import { writeOut } from './out-stage.js'
 import type { OutputResolver } from './output-target.js'
 
 export interface AggregateSource {
-  /** The documents the pipeline starts from (a collection's, or none for `aggregate: 1`). */
-  read: (deadline: Deadline, settings: AggregateSettings) => Iterable<Document>
+  /** The documents the pipeline starts from (a collection's, or none for `aggregate: 1`), and pauses (pause.ts). */
+  read: (deadline: Deadline, settings: AggregateSettings) => Iterable<Document | Pause>
   resolve: CollectionResolver
   output: OutputResolver
   /** A database-level aggregation (`aggregate: 1`): its first stage makes the documents. */
@@ -27,18 +28,19 @@ type AggregateSettings = PipelineSettings
  * The cursor of an aggregation. A pipeline ending in `$out` or `$merge` runs entirely on the
  * cursor's first read, writes its results through the target's write queue, and yields nothing
  * (like the server's empty first batch); any other pipeline is pulled as the cursor is read.
+ * Either way the pipeline runs in slices (aggregatePaced), letting the event loop run between two.
  */
 export function aggregateCursor(source: AggregateSource, pipeline: Document[], maxTimeMS: number | undefined): EmbeddedCursor {
-  const run = (deadline: Deadline): Iterable<Document> => {
+  const run = (deadline: Deadline): Iterable<Document | Pause> => {
     const expanded = source.expand ? source.expand(pipeline) : pipeline
     const stages = output ? expanded.slice(0, -1) : expanded
     const settings = source.settings?.() ?? {}
     const documents = source.read(deadline, settings)
-    return stages.length === 0 ? documents : aggregateDocuments(documents, stages, source.resolve, settings, source.collectionless)
+    return stages.length === 0 ? documents : aggregatePaced(documents, stages, source.resolve, deadline, settings, source.collectionless)
   }
   const output = outputStageOf(pipeline)
   if (!output) {
-    return new EmbeddedCursor(function* (deadline: Deadline): Generator<Document, undefined> {
+    return new EmbeddedCursor(function* (deadline: Deadline): Paced<Document> {
       yield* run(deadline)
       return undefined
     }, maxTimeMS)
@@ -48,7 +50,16 @@ export function aggregateCursor(source: AggregateSource, pipeline: Document[], m
     () => nothing.values() as Iterator<Document, undefined>,
     undefined,
     async () => {
-      const results = [...run(startDeadline(maxTimeMS))]
+      const deadline = startDeadline(maxTimeMS)
+      const results: Document[] = []
+      for (const doc of run(deadline)) {
+        if (doc !== PAUSE) results.push(doc)
+        else {
+          deadline.pause()
+          deadline.startSlice(await nextTurn())
+          deadline.resume()
+        }
+      }
       if (Object.hasOwn(output, '$out')) await writeOut(output['$out'], results, source.output)
       else await writeMerge(output['$merge'], results, source.output)
     },

@@ -9,28 +9,24 @@ import { asServerError, badValueError, invalidNamespaceError, locationError } fr
 import { withExpressionMemoryLimit } from '../operators/expression-memory.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import type { Variables } from '../query/let-variables.js'
+import { Deadline } from '../read/deadline.js'
+import { PAUSE, type Paced, type Pause, unpaced } from '../read/pause.js'
 import { SortedCollector, type SortSpec } from '../sort/sort-documents.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from '../sort/sort-memory-limit.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, type SortMemory, SortMemoryLimit } from '../sort/sort-memory-limit.js'
 import { toSortSpec } from '../sort/sort-spec.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
 
 const MATCH: ReadonlySet<string> = new Set(['$match'])
 
-/**
- * What a `$sort` stage may hold: the BSON size of the documents it keeps, as a find's sort
- * (sort-memory-limit.ts, error 292 past it). `allowDiskUse` does not lift it: the engine has no
- * external sort; the error then says so.
- */
-interface SortMemory {
-  limitBytes: number
-  allowDiskUse?: boolean | undefined
-}
-
 /** How one aggregation runs: its `let` variables, its collation and its memory limits. */
 export interface PipelineSettings {
   variables?: Variables | undefined
   collation?: Collation | undefined
-  /** What a `$sort` stage may hold (the engine's `sortMemoryLimitBytes`, and the `allowDiskUse` option). */
+  /**
+   * What a `$sort` stage may hold: the BSON size of the documents it keeps, as a find's sort
+   * (sort-memory-limit.ts: the engine's `sortMemoryLimitBytes` within its total, 292 or 365 past
+   * them). `allowDiskUse` does not lift it: the engine has no external sort; the error then says so.
+   */
   sortMemory?: SortMemory | undefined
   /** What one value an expression or an accumulator builds may take (the engine's option; undefined: the default). */
   expressionMemoryLimitBytes?: number | undefined
@@ -60,38 +56,34 @@ export function outputStageOf(pipeline: readonly unknown[]): Document | undefine
  * `collation`, mingo runs with the collated operators and the sorts compare strings with it. The
  * values its expressions and accumulators build are bounded by `expressionMemoryLimitBytes`
  * (expression-memory.ts). `collectionless`: a database-level aggregation (`aggregate: 1`).
+ *
+ * Paced (pause.ts): reading the source, the engine's sorts and the documents mingo streams out run in
+ * slices with a PAUSE between two. A stage mingo computes over all its input at once (`$group`,
+ * `$bucket`, `$facet`...) runs in one stretch, over an input gathered in slices.
  */
-export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, settings: PipelineSettings = {}, collectionless = false): Document[] {
-  const { variables, collation } = settings
+export function* aggregatePaced(
+  source: Iterable<Document | Pause>,
+  pipeline: Document[],
+  resolve: CollectionResolver,
+  deadline: Deadline,
+  settings: PipelineSettings = {},
+  collectionless = false
+): Paced<Document> {
+  const { collation } = settings
   const sortMemory = settings.sortMemory ?? { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }
-  // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
-  checkFieldPaths(pipeline, MATCH)
-  checkSubPipelines(pipeline)
-  const base = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
-  const options = withExpressionMemoryLimit(base, settings.expressionMemoryLimitBytes)
-  let docs: Iterable<Document> = source
+  const options = mingoOptions(pipeline, resolve, settings)
+  let docs: Iterable<Document | Pause> = source
   let run: Document[] = []
   const flush = () => {
-    if (run.length === 0) return
-    docs = runMingo(run, docs, options)
+    if (run.length > 0) docs = streamMingo(run, docs, options, deadline)
     run = []
   }
   for (let i = 0; i < pipeline.length; i++) {
     const stage = pipeline[i]!
-    const name = stageName(stage)
-    if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
-    if (collation) refuseUncollatedStage(stage, name)
-    if (OUTPUT_STAGES.has(name)) throw locationError(40601, `${name} can only be the final stage in the pipeline`)
-    if (collectionless && i === 0 && name !== '$documents') {
-      throw invalidNamespaceError(`{aggregate: 1} is not valid for '${name}'; a collection is required.`)
-    }
-    if (name === '$documents') {
-      if (!collectionless) throw invalidNamespaceError('$documents can only be run with {aggregate: 1}')
-      if (i > 0) throw locationError(40602, '$documents is only valid as the first stage in a pipeline')
-    }
+    const name = checkStage(stage, i, collation, collectionless)
     if (name === '$lookup' && isCorrelatedLookup(stage)) {
       flush()
-      docs = correlatedLookup(Array.isArray(docs) ? docs : [...docs], stage, options)
+      docs = lookUp(docs, stage, options, deadline)
       continue
     }
     if (name !== '$sort') {
@@ -101,10 +93,42 @@ export function aggregateDocuments(source: Iterable<Document>, pipeline: Documen
     flush()
     const next = pipeline[i + 1]
     const keep = next && stageName(next) === '$limit' ? Number(next['$limit']) : Number.POSITIVE_INFINITY
-    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation, sortMemory)
+    docs = sortDocuments(docs, toSortSpec(stage['$sort']), keep, collation, sortMemory, deadline)
   }
   flush()
-  return Array.isArray(docs) ? docs : [...docs]
+  yield* docs
+  return undefined
+}
+
+/** aggregatePaced in one stretch, for what needs every result at once (a view read by `$lookup`). */
+export function aggregateDocuments(source: Iterable<Document>, pipeline: Document[], resolve: CollectionResolver, settings: PipelineSettings = {}, collectionless = false): Document[] {
+  return [...unpaced(aggregatePaced(source, pipeline, resolve, new Deadline(undefined), settings, collectionless))]
+}
+
+/** The mingo options of a pipeline, once its paths and sub-pipelines are checked. */
+function mingoOptions(pipeline: Document[], resolve: CollectionResolver, settings: PipelineSettings): Document {
+  // Stages build documents from client paths; a `$match` only reads (and mingo guards its reads).
+  checkFieldPaths(pipeline, MATCH)
+  checkSubPipelines(pipeline)
+  const { variables, collation } = settings
+  const base = { ...(collation ? collatedMingoOptions(collation) : MINGO_OPTIONS), collectionResolver: resolve, ...(variables === undefined ? {} : { variables }) }
+  return withExpressionMemoryLimit(base, settings.expressionMemoryLimitBytes)
+}
+
+/** The stage's name, once the engine's own refusals are checked. */
+function checkStage(stage: Document, i: number, collation: Collation | undefined, collectionless: boolean): string {
+  const name = stageName(stage)
+  if (REFUSED.has(name)) throw badValueError(`${name} is not supported by the embedded engine`)
+  if (collation) refuseUncollatedStage(stage, name)
+  if (OUTPUT_STAGES.has(name)) throw locationError(40601, `${name} can only be the final stage in the pipeline`)
+  if (collectionless && i === 0 && name !== '$documents') {
+    throw invalidNamespaceError(`{aggregate: 1} is not valid for '${name}'; a collection is required.`)
+  }
+  if (name === '$documents') {
+    if (!collectionless) throw invalidNamespaceError('$documents can only be run with {aggregate: 1}')
+    if (i > 0) throw locationError(40602, '$documents is only valid as the first stage in a pipeline')
+  }
+  return name
 }
 
 /** Where MongoDB refuses `$out` and `$merge` inside a sub-pipeline, with its code for each place. */
@@ -145,22 +169,78 @@ function stageName(stage: Document): string {
   return keys[0]!
 }
 
-function runMingo(stages: Document[], docs: Iterable<Document>, options: Document): Document[] {
+/** Every document of a paced input, gathered in slices (its pauses passed on). */
+function* gather(docs: Iterable<Document | Pause>, deadline: Deadline): Generator<Pause, Document[]> {
+  if (Array.isArray(docs)) return docs as Document[]
+  const all: Document[] = []
+  for (const doc of docs) {
+    if (doc === PAUSE) yield PAUSE
+    else all.push(doc)
+  }
+  deadline.tick(all.length)
+  return all
+}
+
+/**
+ * A run of mingo stages over the input (gathered first: mingo pulls its input synchronously), its
+ * output pulled one document at a time: stages that stream (`$match`, `$project`, `$unwind`...) are
+ * computed in slices; one that needs its whole input computes on the first pull.
+ */
+function* streamMingo(stages: Document[], docs: Iterable<Document | Pause>, options: Document, deadline: Deadline): Paced<Document> {
+  const input = yield* gather(docs, deadline)
+  let output: { next(): { value?: unknown, done?: boolean } }
   try {
-    return new Aggregator(stages, options).run(Array.isArray(docs) ? docs : [...docs]) as Document[]
+    output = new Aggregator(stages, options).stream(input)
   } catch (error) {
     throw asServerError(error)
   }
+  for (;;) {
+    let step: { value?: unknown, done?: boolean }
+    try {
+      step = output.next()
+    } catch (error) {
+      throw asServerError(error)
+    }
+    if (step.done) return undefined
+    yield step.value as Document
+    deadline.tick()
+    if (deadline.due()) yield PAUSE
+  }
 }
 
-function sortDocuments(docs: Iterable<Document>, sort: SortSpec, keep: number, collation: Collation | undefined, memory: SortMemory): Document[] {
-  const limited = Number.isFinite(memory.limitBytes)
-  const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, {
-    order: collation?.compareValues,
-    ...(limited ? { memoryLimitBytes: memory.limitBytes, allowDiskUse: memory.allowDiskUse } : {}),
-  })
-  // Measured only for the documents the sort keeps (a top-k drops most on arrival); a walk bounded by
-  // the limit, as a document built by the pipeline may be far larger in BSON than in memory.
-  for (const doc of docs) collector.offer(doc, () => doc, () => bsonSizeWithin(doc, memory.limitBytes))
-  return collector.result()
+/** A correlated `$lookup` (correlated-lookup.ts) over the input, gathered first. */
+function* lookUp(docs: Iterable<Document | Pause>, stage: Document, options: Document, deadline: Deadline): Paced<Document> {
+  const input = yield* gather(docs, deadline)
+  yield* correlatedLookup(input, stage, options)
+  return undefined
+}
+
+/**
+ * A `$sort` stage: the engine's collector, sorting in slices, within the engine's sort memory; each
+ * document is given back to the memory limit as it is handed on.
+ */
+function* sortDocuments(docs: Iterable<Document | Pause>, sort: SortSpec, keep: number, collation: Collation | undefined, sortMemory: SortMemory, deadline: Deadline): Paced<Document> {
+  const memory = new SortMemoryLimit(sortMemory)
+  try {
+    const collector = new SortedCollector(sort, keep > 0 ? keep : Number.POSITIVE_INFINITY, { order: collation?.compareValues, memory })
+    // Measured only for the documents the sort keeps (a top-k drops most on arrival); a walk bounded by
+    // the limit, as a document built by the pipeline may be far larger in BSON than in memory.
+    const limit = Math.min(sortMemory.limitBytes, sortMemory.pool?.limitBytes ?? Number.POSITIVE_INFINITY)
+    for (const doc of docs) {
+      if (doc === PAUSE) yield PAUSE
+      else if (collector.offer(doc, () => doc, () => (Number.isFinite(limit) ? bsonSizeWithin(doc, limit) : 0))) yield* collector.cut(deadline)
+    }
+    const sorted = yield* collector.sorted(deadline)
+    for (let i = 0; i < sorted.length; i++) {
+      const { value, size } = sorted[i]!
+      sorted[i] = undefined as never
+      memory.release(size)
+      yield value
+      deadline.tick()
+      if (deadline.due()) yield PAUSE
+    }
+  } finally {
+    memory.release()
+  }
+  return undefined
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { backupDb } from './backup-db.js'
 import { parseCli, USAGE, UsageError } from './parse-args.js'
 import { serveDb } from './serve-db.js'
 
@@ -16,7 +17,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE)
     return 0
   }
-  await serveDb(command)
+  if (command.command === 'backup') await backupDb(command)
+  else await serveDb(command)
   return 0
 }
 

@@ -14,9 +14,18 @@ export interface DbCommand {
   limits: Pick<WireServerOptions, 'maxConnections' | 'maxBufferedBytes' | 'partialMessageTimeoutMS'>
 }
 
-type CliCommand = DbCommand | { command: 'help' }
+/** `fastify-mongo-crud-db backup <dir> <dest>`: a consistent copy of a data directory, live or not. */
+export interface BackupCommand {
+  command: 'backup'
+  source: string
+  destination: string
+  compact: boolean
+}
+
+type CliCommand = DbCommand | BackupCommand | { command: 'help' }
 
 export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--path ./data] [--host 127.0.0.1]
+       fastify-mongo-crud-db backup <data directory> <new directory> [--compact]
 
   Serves the embedded engine over the MongoDB wire protocol (mongosh, Compass, drivers).
   --port    TCP port (default 27017; 0 picks a free one).
@@ -33,7 +42,11 @@ export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--path ./data
             the most is closed (default 256000000).
   --partial-message-timeout-ms N
             Milliseconds a message may take to arrive; past it its connection is closed
-            (default 60000; 0: no limit).`
+            (default 60000; 0: no limit).
+
+  backup    Copies a data directory, while a server serves it or not, as one consistent snapshot,
+            into a new directory: a complete data directory, to serve with --path (a restore).
+            --compact leaves out free pages (slower, smaller).`
 
 export class UsageError extends Error {}
 
@@ -47,6 +60,8 @@ export function parseCli(argv: string[]): CliCommand {
   }
   const { values, positionals } = parsed
   if (values.help) return { command: 'help' }
+  if (positionals[0] === 'backup') return backupCommand(argv, positionals.slice(1), values.compact === true)
+  if (values.compact) throw new UsageError('--compact goes with backup only')
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals.join(' ')}`)
   const port = Number(values.port ?? '27017')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`)
@@ -68,6 +83,15 @@ export function parseCli(argv: string[]): CliCommand {
   return { command: 'db', host, port, path: values.path, remote, limits }
 }
 
+function backupCommand(argv: string[], paths: string[], compact: boolean): BackupCommand {
+  const [source, destination, ...more] = paths
+  if (source === undefined || destination === undefined || source === '' || destination === '') throw new UsageError('backup needs the data directory and a new directory to copy it to')
+  if (more.length > 0) throw new UsageError(`Unexpected argument: ${more.join(' ')}`)
+  const other = argv.find((arg) => arg.startsWith('-') && arg !== '--compact')
+  if (other !== undefined) throw new UsageError(`backup takes no ${other}: only --compact`)
+  return { command: 'backup', source, destination, compact }
+}
+
 function integerFlag(flag: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined
   const number = Number(value)
@@ -87,6 +111,7 @@ function parse(argv: string[]) {
       'max-connections': { type: 'string' },
       'max-buffered-bytes': { type: 'string' },
       'partial-message-timeout-ms': { type: 'string' },
+      compact: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })

@@ -1,5 +1,8 @@
 import { decodeDocument, encodeDocument } from '../bson/bson-codec.js'
 import { toValueKey } from '../bson/value-key.js'
+import { type ChangeOperation, encodeChange } from '../changes/change-entry.js'
+import { type ChangeFeed, changeFeedOf } from '../changes/change-feed.js'
+import type { ChangeSource } from '../changes/change-stream.js'
 import type { Collation } from '../collation/collation.js'
 import { type Document, isPlainObject } from '../document.js'
 import { closedError, duplicateKeyError } from '../errors.js'
@@ -11,6 +14,7 @@ import { Deadline } from '../read/deadline.js'
 import { scanDocuments } from '../read/scan-documents.js'
 import { SortedCollector, type SortSpec } from '../sort/sort-documents.js'
 import type { CollectionStorage, Storage } from '../storage/storage.js'
+import { isCommitFailure } from '../storage/write-failure.js'
 import { WriteQueue } from './write-queue.js'
 
 /** A stored document with its storage key. */
@@ -37,9 +41,16 @@ export class CollectionCore {
   readonly #isOpen: () => boolean
   /** A build of indexes defined before their entries were stored, once queued. */
   #building: Promise<void> | undefined
+  /** The change log's feed (absent in a transaction's overlay, which keeps no log), and this collection's name in it. */
+  readonly #feed: ChangeFeed | undefined
+  readonly #storageName: string
+  readonly #namespace: Namespace
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean) {
     this.ns = `${namespace.db}.${namespace.name}`
+    this.#feed = changeFeedOf(storage)
+    this.#storageName = namespace.storageName
+    this.#namespace = namespace
     this.storage = storage.collection(namespace.storageName)
     this.indexes = new IndexCatalog(storage, namespace.storageName, this.ns)
     this.#isOpen = isOpen
@@ -64,11 +75,23 @@ export class CollectionCore {
       } catch (error) {
         return { applied: Promise.resolve(), durable: Promise.reject(error) }
       }
-      return this.storage.transact(async () => {
+      const { applied, durable } = this.storage.transact(async () => {
         if (this.indexes.needsBuild) await this.indexes.build(() => this.all())
         return task()
       }, () => this.queue.waiting)
+      // Change streams read the log once the write is durable (also a failed one: what it wrote before failing commits).
+      const told = durable.finally(() => this.#feed?.committed())
+      return { applied, durable: told.catch((error: unknown) => this.#uncommitted(error)) }
     })
+  }
+
+  /**
+   * A transaction whose commit failed (a full disk) stored nothing, but its bodies already noted in
+   * memory what they wrote (an index created, a multikey flag): forgotten, and read again from disk.
+   */
+  #uncommitted(error: unknown): never {
+    if (isCommitFailure(error)) this.indexes.clear()
+    throw error
   }
 
   /**
@@ -187,24 +210,37 @@ export class CollectionCore {
     const key = toValueKey(stored['_id'])
     if (this.storage.get(key) !== undefined) throw duplicateKeyError(this.ns, ID_INDEX, { _id: stored['_id'] })
     const changes = this.indexes.changesFor(key, undefined, stored)
-    await this.storage.write({ puts: [[key, bytes]], ...changes })
+    await this.storage.write({ puts: [[key, bytes]], ...changes, ...this.#logged('insert', bytes, undefined) })
     this.indexes.applied(changes)
   }
 
   /** Stores `after` in place of `before`; false when the bytes are identical (a no-op update). */
-  async commit(key: string, before: Document, after: Document): Promise<boolean> {
+  async commit(key: string, before: Document, after: Document, operation: 'update' | 'replace' = 'update'): Promise<boolean> {
     const bytes = encodeDocument(after)
-    if (Buffer.compare(bytes, this.storage.get(key) ?? new Uint8Array()) === 0) return false
+    const stored = this.storage.get(key)
+    if (Buffer.compare(bytes, stored ?? new Uint8Array()) === 0) return false
     const changes = this.indexes.changesFor(key, before, after)
-    await this.storage.write({ puts: [[key, bytes]], ...changes })
+    await this.storage.write({ puts: [[key, bytes]], ...changes, ...this.#logged(operation, bytes, stored) })
     this.indexes.applied(changes)
     return true
   }
 
   async remove(found: Found[]): Promise<number> {
     const removeEntries = found.flatMap(([key, doc]) => this.indexes.changesFor(key, doc, undefined).removeEntries)
-    await this.storage.write({ removes: found.map(([key]) => key), removeEntries })
+    const changes = this.#feed ? found.map(([key]) => encodeChange('delete', this.#storageName, undefined, this.storage.get(key))) : undefined
+    await this.storage.write({ removes: found.map(([key]) => key), removeEntries, ...(changes ? { changes } : {}) })
     return found.length
+  }
+
+  /** Where a change stream of this collection reads (`watch()`); undefined inside a transaction. */
+  changeSource(): ChangeSource | undefined {
+    const { db, name: coll } = this.#namespace
+    return this.#feed && { feed: this.#feed, storageName: this.#storageName, ns: { db, coll } }
+  }
+
+  /** The change log entry of a write, when the storage keeps a log. */
+  #logged(operation: ChangeOperation, after: Uint8Array | undefined, before: Uint8Array | undefined): { changes?: Uint8Array[] } {
+    return this.#feed ? { changes: [encodeChange(operation, this.#storageName, after, before)] } : {}
   }
 
   /** Forgets in-memory index state after the collection was dropped underneath. */

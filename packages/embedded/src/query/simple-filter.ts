@@ -8,9 +8,12 @@ const COMPARISONS = new Set<string>(['$gt', '$gte', '$lt', '$lte'])
 
 /**
  * A matcher for the most common filter shape, without building a mingo `Query` (whose setup
- * costs more than matching a few documents): top-level fields, each equal to a scalar or
- * compared by `$eq`, `$gt`, `$gte`, `$lt`, `$lte`, optionally inside a top-level `$and`.
- * Undefined for anything else, which mingo then compiles.
+ * costs more than matching a few documents): top-level fields, each equal to a scalar,
+ * compared by `$eq`, `$gt`, `$gte`, `$lt`, `$lte`, or in a list of scalars (`$in`), optionally
+ * inside a top-level `$and`. Undefined for anything else, which mingo then compiles.
+ *
+ * `$in` looks each value up in a map built once: mingo builds a hash set of the whole list for
+ * every document it matches, so a list of n ids over n documents (a populate) took n² steps.
  *
  * The answers are mingo's, case by case (see its `isEqual`, `$eq` and `compare`), for documents
  * decoded from BSON (plain objects, no boxed primitives): equality holds for the value itself or
@@ -45,6 +48,7 @@ function collect(filter: Document, out: Predicate[]): boolean {
         const arg = value[op]
         if (op === '$eq' && isExactScalar(arg)) out.push(equals(key, arg))
         else if (COMPARISONS.has(op) && isComparable(arg)) out.push(compares(key, op as Comparison, arg))
+        else if (op === '$in' && Array.isArray(arg) && arg.every(isExactScalar)) out.push(within(key, arg))
         else return false
       }
     } else {
@@ -88,6 +92,50 @@ function equals(key: string, expected: string | number | boolean | Date | Object
     for (const item of value) if (same(item)) return true
     return false
   }
+}
+
+/**
+ * mingo's `$in` over a list of exact scalars: the value, or an element of an array value, equals
+ * one of them (`isEqual`). Candidates are found by a key of their kind and value, then checked
+ * with `sameAs` (which also compares the class: an ObjectId or Date of another copy of bson differs).
+ */
+function within(key: string, list: Array<string | number | boolean | Date | ObjectId>): Predicate {
+  const candidates = new Map<string, Array<(value: unknown) => boolean>>()
+  for (const expected of list) {
+    const id = scalarKey(expected)!
+    const found = candidates.get(id)
+    if (found === undefined) candidates.set(id, [sameAs(expected)])
+    else found.push(sameAs(expected))
+  }
+  const one = (value: unknown) => {
+    const id = scalarKey(value)
+    if (id === undefined) return false
+    for (const same of candidates.get(id) ?? []) if (same(value)) return true
+    return false
+  }
+  return (doc) => {
+    const value = fieldOf(doc, key)
+    if (one(value)) return true
+    if (!Array.isArray(value)) return false
+    for (const item of value) if (one(item)) return true
+    return false
+  }
+}
+
+/** A key equal for values `sameAs` may find equal (same kind, same value); undefined for any other value. */
+function scalarKey(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return `s${value}`
+    case 'number':
+      // 0 and -0 are equal (===); NaN equals nothing.
+      return Number.isNaN(value) ? undefined : `n${value === 0 ? 0 : value}`
+    case 'boolean':
+      return value ? 'bt' : 'bf'
+  }
+  if (value instanceof Date) return `d${value.getTime()}`
+  if (typeof value === 'object' && value !== null && (value as { _bsontype?: unknown })._bsontype === 'ObjectId') return `o${String(value)}`
+  return undefined
 }
 
 /** mingo's `isEqual(value, expected)` for one kind of expected value. */

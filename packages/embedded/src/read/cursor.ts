@@ -1,20 +1,24 @@
 import type { Document } from '../document.js'
 import { Deadline } from './deadline.js'
+import { nextTurn, PAUSE, type Pause } from './pause.js'
 
-/** Produces the cursor's documents, lazily, charging scan work to `deadline`. */
-type DocumentSource = (deadline: Deadline) => Iterator<Document, undefined>
+/** Produces the cursor's documents, lazily, charging scan work to `deadline`; PAUSE where it lets the event loop run. */
+type DocumentSource = (deadline: Deadline) => Iterator<Document | Pause, undefined>
 
 /**
  * A find() cursor. Nothing runs until the first read (like the driver, which sends `find`
  * on first iteration); then documents are pulled one by one from the source, so an unsorted
  * scan holds one document at a time. `maxTimeMS` counts only time spent producing documents.
+ *
+ * The source works in slices (deadline.ts): when it pauses, the cursor waits for the event loop's
+ * next turn before pulling again (pause.ts), so a long scan or sort never holds the loop.
  */
 export class EmbeddedCursor {
   readonly #source: DocumentSource
   readonly #deadline: Deadline
   /** Work to await before the first document (an aggregation's `$out` or `$merge` write). */
   #before: (() => Promise<void>) | undefined
-  #iterator: Iterator<Document, undefined> | undefined
+  #iterator: Iterator<Document | Pause, undefined> | undefined
   #closed = false
 
   constructor(source: DocumentSource, maxTimeMS: number | undefined, before?: () => Promise<void>) {
@@ -28,7 +32,14 @@ export class EmbeddedCursor {
       const before = this.#before
       this.#before = undefined
       if (before && !this.#closed) await before()
-      for (let doc = this.#next(); doc !== undefined; doc = this.#next()) yield doc
+      for (let doc = this.#next(); doc !== undefined; doc = this.#next()) {
+        if (doc !== PAUSE) {
+          yield doc
+          continue
+        }
+        const turn = await nextTurn()
+        this.#deadline.startSlice(turn)
+      }
     } finally {
       await this.close()
     }
@@ -47,7 +58,7 @@ export class EmbeddedCursor {
     this.#iterator = undefined
   }
 
-  #next(): Document | undefined {
+  #next(): Document | Pause | undefined {
     if (this.#closed) return undefined
     this.#deadline.resume()
     try {

@@ -2,6 +2,7 @@ import type { BsonFieldReader } from '../bson/bson-field-reader.js'
 import type { Document } from '../document.js'
 import type { CollectionStorage } from '../storage/storage.js'
 import type { Deadline } from './deadline.js'
+import { PAUSE, type Pause } from './pause.js'
 import { iterate } from './scan-documents.js'
 
 /** One document of a column: its storage key, the fields a reader takes from it, its BSON size. */
@@ -28,6 +29,8 @@ const ENTRY_OVERHEAD_BYTES = 120
 const byStorage = new WeakMap<CollectionStorage, Map<string, Column>>()
 /** Collections found too large for one column: they are not tried again (each try reads storage). */
 const tooLarge = new WeakSet<CollectionStorage>()
+/** The columns being built (a build pauses: another read may come meanwhile), at the version they read. */
+const inFlight = new WeakMap<CollectionStorage, { version: number, fields: Set<string> }>()
 /** Every column held, least recently used first. */
 const recency = new Set<Column>()
 let heldBytes = 0
@@ -39,10 +42,11 @@ let heldBytes = 0
  *
  * Exact, never stale: a column is built from storage reads at one `storage.version()` and served
  * only while the version is the same (any write, then its commit, moves it), never while a write
- * is uncommitted. It is used within one synchronous pass (no write can run meanwhile). Undefined
- * when no column can serve: a write in flight, or a collection too large for the budget.
+ * is uncommitted. A build pauses between slices of its walk (pause.ts): a write committed during a
+ * pause moves the version, and the build is then dropped (undefined: the caller scans storage).
+ * Undefined too when no column can serve: a write in flight, or a collection too large for the budget.
  */
-export function fieldColumn(storage: CollectionStorage, reader: BsonFieldReader, deadline: Deadline): readonly ColumnEntry[] | undefined {
+export function* fieldColumn(storage: CollectionStorage, reader: BsonFieldReader, deadline: Deadline): Generator<Pause, readonly ColumnEntry[] | undefined> {
   const version = storage.version()
   if (version === undefined || tooLarge.has(storage)) return undefined
   const fields = reader.fields.join('\0')
@@ -54,18 +58,37 @@ export function fieldColumn(storage: CollectionStorage, reader: BsonFieldReader,
       return held.entries
     }
   }
-  const entries = build(storage, reader, deadline)
-  if (entries === undefined) {
+  // One build at a time per column: a read that comes while another builds it scans storage instead.
+  const building = inFlight.get(storage)
+  if (building?.fields.has(fields) && building.version === version) return undefined
+  const marker = building?.version === version ? building : { version, fields: new Set<string>() }
+  inFlight.set(storage, marker)
+  marker.fields.add(fields)
+  let entries: Built
+  try {
+    entries = yield* build(storage, reader, deadline, version)
+  } finally {
+    marker.fields.delete(fields)
+  }
+  if (entries === 'too large') {
     tooLarge.add(storage)
     return undefined
   }
-  // The build read at `version` only if no write moved it meanwhile (builds are synchronous, but be exact).
-  if (storage.version() !== version) return undefined
+  // The build read at `version` only if no write moved it meanwhile.
+  if (entries === 'moved' || storage.version() !== version) return undefined
   remember({ storage, fields, version, entries: entries.list, bytes: entries.bytes })
   return entries.list
 }
 
-function build(storage: CollectionStorage, reader: BsonFieldReader, deadline: Deadline): { list: ColumnEntry[], bytes: number } | undefined {
+/** A build's outcome: the column, or why there is none (too large to keep; a write moved the version meanwhile). */
+type Built = { list: ColumnEntry[], bytes: number } | 'too large' | 'moved'
+
+function* build(
+  storage: CollectionStorage,
+  reader: BsonFieldReader,
+  deadline: Deadline,
+  version: number
+): Generator<Pause, Built> {
   const list: ColumnEntry[] = []
   let bytes = 0
   for (const [key, found] of iterate(
@@ -77,7 +100,11 @@ function build(storage: CollectionStorage, reader: BsonFieldReader, deadline: De
     list.push({ key, doc: found.doc, size: found.size })
     bytes += 2 * key.length + ENTRY_OVERHEAD_BYTES + fieldBytes(found.doc, found.size)
     // Too large to keep: the caller scans storage instead (stopping here reads no further).
-    if (bytes > COLUMN_MAX_BYTES) return undefined
+    if (bytes > COLUMN_MAX_BYTES) return 'too large'
+    if (deadline.due()) {
+      yield PAUSE
+      if (storage.version() !== version) return 'moved'
+    }
   }
   return { list, bytes }
 }

@@ -6,14 +6,16 @@ import type { Document, FindOptions } from '../document.js'
 import { asServerError } from '../errors.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import { compileFilter, filterCollation, type Matcher } from '../query/compile-filter.js'
+import { BsonArena } from '../sort/bson-arena.js'
 import { SortedCollector, type SortSpec, type ValueOrder } from '../sort/sort-documents.js'
-import { DEFAULT_SORT_MEMORY_LIMIT_BYTES } from '../sort/sort-memory-limit.js'
+import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, type SortMemory, SortMemoryLimit } from '../sort/sort-memory-limit.js'
 import { toFindSort } from '../sort/sort-spec.js'
 import { exactCopy } from '../storage/pooled-copy.js'
 import type { CollectionStorage } from '../storage/storage.js'
 import type { Deadline } from './deadline.js'
 import { type ColumnEntry, fieldColumn } from './field-columns.js'
 import { fieldsToRead } from './fields-to-read.js'
+import { PAUSE, type Paced, type Pause } from './pause.js'
 import { countExamined, decodeStored, type StoredDocument, scanStored } from './scan-documents.js'
 
 /** Where a read finds its documents: the storage, and the index lookups (collection-core.ts). */
@@ -23,18 +25,37 @@ interface ReadSource {
 }
 
 /**
+ * A sorted match: its BSON bytes (or their place in the sort's arena), and what the sort charged
+ * to its memory limit for it.
+ */
+interface SortedDocument {
+  readonly value: Uint8Array | number
+  readonly size: number
+}
+
+/** What the sorted matches are: their bytes, and the arena holding those the sort did not keep one by one. */
+interface Sorted {
+  documents: Array<SortedDocument | undefined>
+  arena: BsonArena | undefined
+}
+
+/**
  * The find pipeline: filter, then sort, skip, limit, projection. Unsorted reads stream;
  * sorted reads collect, keeping only the top skip + limit when a limit is given, within
- * `sortMemoryLimitBytes`. Filter and sort read only the fields they need from the stored bytes
- * (fields-to-read.ts) when they can: a document is decoded in full only to be returned.
+ * `sortMemory` (the engine's limits: one sort's, and all sorts' together). Filter and sort read only
+ * the fields they need from the stored bytes (fields-to-read.ts) when they can: a document is
+ * decoded in full only to be returned.
+ *
+ * Paced (pause.ts): the scan, the sort and the decoding of what is returned all run in slices, with
+ * a PAUSE between two, so that a read of any size leaves the event loop free.
  */
 export function* readDocuments(
   source: ReadSource,
   filter: Document,
   options: FindOptions,
   deadline: Deadline,
-  sortMemoryLimitBytes = DEFAULT_SORT_MEMORY_LIMIT_BYTES
-): Generator<Document, undefined> {
+  sortMemory: SortMemory = { limitBytes: DEFAULT_SORT_MEMORY_LIMIT_BYTES }
+): Paced<Document> {
   const collation = toCollation(options.collation)
   const collated = filterCollation(filter, collation)
   const matches = compileFilter(filter, collated)
@@ -44,29 +65,67 @@ export function* readDocuments(
   const sort = toFindSort(options.sort)
   const keys = collated ? undefined : source.pointKeys(filter)
   const reader = fieldsToRead(filter, sort)
-  const found: Iterable<StoredDocument> = sort
-    ? sortStored(source.storage, keys, matches, deadline, reader, sort, skip + limit, { memoryLimitBytes: sortMemoryLimitBytes, order: collation?.compareValues })
-    : scanStored(source.storage, keys, matches, deadline, reader)
-  let skipped = 0
-  let returned = 0
-  for (const stored of found) {
-    // Skipped documents are never decoded.
-    if (skipped < skip) {
-      skipped++
-      continue
-    }
-    yield project(decodeStored(stored))
-    // Stop before pulling (and decoding) one document more than needed.
-    if (++returned >= limit) break
+  if (sort === undefined) {
+    yield* page(scanStored(source.storage, keys, matches, deadline, reader), skip, limit, project, deadline)
+    return undefined
+  }
+  // Owned here, so that it lives as long as the sorted documents it counts are held.
+  const memory = new SortMemoryLimit(sortMemory)
+  try {
+    const order = { memory, order: collation?.compareValues }
+    const sorted = yield* sortStored(source.storage, keys, matches, deadline, reader, sort, skip + limit, order)
+    yield* page(handOut(sorted, memory), skip, limit, project, deadline)
+  } finally {
+    memory.release()
   }
   return undefined
 }
 
+/** Skip, limit and projection over stored matches (pauses passed on); skipped documents are never decoded. */
+function* page(found: Iterable<StoredDocument | Pause>, skip: number, limit: number, project: (doc: Document) => Document, deadline: Deadline): Paced<Document> {
+  let skipped = 0
+  let returned = 0
+  for (const stored of found) {
+    if (stored === PAUSE) {
+      yield PAUSE
+      continue
+    }
+    if (skipped < skip) {
+      skipped++
+      continue
+    }
+    deadline.tick()
+    yield project(decodeStored(stored))
+    // Stop before pulling (and decoding) one document more than needed.
+    if (++returned >= limit) break
+    if (deadline.due()) yield PAUSE
+  }
+  return undefined
+}
+
+/** The sorted documents one by one, each given back to the memory limit (and dropped) as it is handed out. */
+function* handOut({ documents, arena }: Sorted, memory: SortMemoryLimit): Generator<StoredDocument, undefined> {
+  for (let i = 0; i < documents.length; i++) {
+    const { value, size } = documents[i]!
+    documents[i] = undefined
+    // Bytes in the arena are freed with it, at the end: they stay counted until then.
+    if (arena === undefined) memory.release(size)
+    yield { bytes: typeof value === 'number' ? arena!.get(value) : value, doc: {}, whole: false }
+  }
+  return undefined
+}
+
+interface SortOptions {
+  memory: SortMemoryLimit
+  order: ValueOrder | undefined
+}
+
 /**
  * The top `keep` matches in sort order, holding their bytes (not decoded documents) meanwhile.
- * The scan copies only the matches that can still make the cut.
+ * The scan copies only the matches that can still make the cut. Over a collection's field column
+ * when one serves; a write committed while that sort paused makes it start again over storage.
  */
-function sortStored(
+function* sortStored(
   storage: CollectionStorage,
   keys: Iterable<string> | undefined,
   matches: Matcher,
@@ -74,42 +133,69 @@ function sortStored(
   reader: BsonFieldReader | undefined,
   sort: SortSpec,
   keep: number,
-  options: { memoryLimitBytes: number, order: ValueOrder | undefined }
-): StoredDocument[] {
-  const column = keys === undefined && reader !== undefined ? fieldColumn(storage, reader, deadline) : undefined
-  if (column !== undefined) return sortColumn(storage, column, matches, deadline, sort, keep, options)
-  const collector = new SortedCollector<Uint8Array>(sort, keep, options)
+  options: SortOptions
+): Generator<Pause, Sorted> {
+  const column = keys === undefined && reader !== undefined ? yield* fieldColumn(storage, reader, deadline) : undefined
+  if (column !== undefined) {
+    const sorted = yield* sortColumn(storage, column, matches, deadline, sort, keep, options)
+    if (sorted !== undefined) return sorted
+    options.memory.release()
+  }
+  // A sort that keeps every match keeps their bytes end to end (bson-arena.ts); a top-k drops most
+  // of what it takes, so it keeps each in a copy of its own, dropped with it.
+  const arena = Number.isFinite(keep) ? undefined : new BsonArena()
+  const collector = new SortedCollector<Uint8Array | number>(sort, keep, options)
   const wanted = (doc: Document) => collector.competes(doc)
-  for (const { doc, bytes } of scanStored(storage, keys, matches, deadline, reader, wanted)) collector.offer(doc, () => exactCopy(bytes), () => bytes.byteLength)
-  return collector.result().map((bytes) => ({ bytes, doc: {}, whole: false }))
+  const copy = (bytes: Uint8Array) => (arena === undefined ? exactCopy(bytes) : arena.add(bytes))
+  for (const found of scanStored(storage, keys, matches, deadline, reader, wanted)) {
+    if (found === PAUSE) yield PAUSE
+    else if (collector.offer(found.doc, () => copy(found.bytes), () => found.bytes.byteLength)) yield* collector.cut(deadline)
+  }
+  return { documents: yield* collector.sorted(deadline), arena }
 }
 
 /**
  * sortStored over a collection's field column (field-columns.ts): the top `keep` found in memory,
- * then only those read from storage. All in one synchronous pass: no write runs in between.
+ * then only those read from storage. The column is exact at one version of the collection: when a
+ * write moves it while the sort pauses, the answer would mix two versions, so the sort gives up
+ * (undefined) and the caller sorts from storage instead.
  */
-function sortColumn(
+function* sortColumn(
   storage: CollectionStorage,
   column: readonly ColumnEntry[],
   matches: Matcher,
   deadline: Deadline,
   sort: SortSpec,
   keep: number,
-  options: { memoryLimitBytes: number, order: ValueOrder | undefined }
-): StoredDocument[] {
+  options: SortOptions
+): Generator<Pause, Sorted | undefined> {
+  const version = storage.version()
+  const moved = () => storage.version() !== version
   const collector = new SortedCollector<string>(sort, keep, options)
   for (const entry of column) {
     deadline.tick()
-    if (matches(entry.doc)) collector.offer(entry.doc, () => entry.key, () => entry.size)
+    if (matches(entry.doc) && collector.offer(entry.doc, () => entry.key, () => entry.size)) yield* collector.cut(deadline)
+    if (deadline.due()) {
+      yield PAUSE
+      if (moved()) return undefined
+    }
   }
   countExamined(column.length)
-  const found: StoredDocument[] = []
-  for (const key of collector.result()) {
+  const sorted = yield* collector.sorted(deadline)
+  const arena = new BsonArena()
+  const documents: SortedDocument[] = []
+  for (const { value: key, size } of sorted as SortedOf<string>[]) {
+    if (moved()) return undefined
+    deadline.tick()
     const bytes = storage.get(key)
-    if (bytes !== undefined) found.push({ bytes, doc: {}, whole: false })
+    if (bytes !== undefined) documents.push({ value: arena.add(bytes), size })
+    if (deadline.due()) yield PAUSE
   }
-  return found
+  return moved() ? undefined : { documents, arena }
 }
+
+/** An entry of a sort's result, as `sorted` hands it over. */
+type SortedOf<T> = { readonly value: T, readonly size: number }
 
 export function compileProjection(projection: Document | undefined): (doc: Document) => Document {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc

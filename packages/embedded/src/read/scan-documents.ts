@@ -5,6 +5,7 @@ import type { Matcher } from '../query/compile-filter.js'
 import { pooledCopy } from '../storage/pooled-copy.js'
 import type { CollectionStorage } from '../storage/storage.js'
 import type { Deadline } from './deadline.js'
+import { PAUSE, type Paced, type Pause, unpaced } from './pause.js'
 
 /**
  * A stored document a scan matched: its BSON bytes, and `doc`, which holds at least the fields
@@ -31,6 +32,10 @@ export function decodeStored(found: StoredDocument): Document {
  * A walk over the collection then reads each document where storage holds it (`visit`) and
  * copies only the matches `wanted` accepts (by default every match): a top-k sort refuses those
  * that cannot make its cut. Without a reader, each document is decoded in full to be matched.
+ *
+ * Whenever the deadline's slice is used up it yields PAUSE (pause.ts), also between two documents
+ * that do not match: a walk past many non-matches lets the event loop run too. On lmdb a pause
+ * falls between two of storage's short read transactions, never inside one.
  */
 export function* scanStored(
   storage: CollectionStorage,
@@ -39,11 +44,12 @@ export function* scanStored(
   deadline: Deadline,
   reader: BsonFieldReader | undefined,
   wanted?: (doc: Document) => boolean
-): Generator<StoredDocument, undefined> {
+): Paced<StoredDocument> {
   if (keys) {
     for (const key of keys) {
       // An index walk can be long too (a sorted walk past many non-matches).
       deadline.tick()
+      if (deadline.due()) yield PAUSE
       const bytes = storage.get(key)
       if (bytes === undefined) continue
       const found = inspect(bytes, matches, reader)
@@ -54,15 +60,16 @@ export function* scanStored(
   if (reader) {
     const fields = reader
     for (const [, found] of iterate(
-      storage.visit((bytes) => {
+      storage.visit((bytes): StoredDocument | Pause | undefined => {
         deadline.tick()
         examinedCount++
         const doc = fields.read(bytes)
-        if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return undefined
+        if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return deadline.due() ? PAUSE : undefined
         return { bytes: pooledCopy(bytes), doc, whole: false }
       })
     )) {
       yield found
+      if (found !== PAUSE && deadline.due()) yield PAUSE
     }
     return undefined
   }
@@ -72,6 +79,7 @@ export function* scanStored(
       deadline.tick()
       const found = inspect(next.value, matches, reader)
       if (found) yield found
+      if (deadline.due()) yield PAUSE
     }
   } finally {
     walk.return?.()
@@ -111,7 +119,10 @@ function inspect(bytes: Uint8Array, matches: Matcher, reader: BsonFieldReader | 
   return matches(doc) ? { bytes, doc, whole } : undefined
 }
 
-/** scanStored, each match decoded in full: for callers that need every matching document. */
+/**
+ * scanStored, each match decoded in full and without pauses: for writes, which collect what they
+ * change in one stretch inside their queue.
+ */
 export function* scanDocuments(
   storage: CollectionStorage,
   keys: Iterable<string> | undefined,
@@ -119,6 +130,6 @@ export function* scanDocuments(
   deadline: Deadline,
   reader?: BsonFieldReader
 ): Generator<Document, undefined> {
-  for (const found of scanStored(storage, keys, matches, deadline, reader)) yield decodeStored(found)
+  for (const found of unpaced(scanStored(storage, keys, matches, deadline, reader))) yield decodeStored(found)
   return undefined
 }

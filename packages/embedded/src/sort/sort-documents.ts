@@ -1,7 +1,10 @@
 import { compareBson } from '../bson/bson-order.js'
 import { checkFieldPath } from '../check-field-path.js'
 import { type Document, isPlainObject } from '../document.js'
-import { SortMemoryLimit } from './sort-memory-limit.js'
+import type { Deadline } from '../read/deadline.js'
+import { type Pause, runUnpaced } from '../read/pause.js'
+import { pacedSort } from './paced-sort.js'
+import type { SortMemoryLimit } from './sort-memory-limit.js'
 
 export type SortSpec = Record<string, 1 | -1>
 
@@ -17,10 +20,8 @@ interface Entry<T> {
 }
 
 interface SortedCollectorOptions {
-  /** The bytes the collector may hold (sort-memory-limit.ts); unlimited when absent. */
-  memoryLimitBytes?: number | undefined
-  /** An aggregation's `allowDiskUse`: the limit holds all the same (no external sort), the error says so. */
-  allowDiskUse?: boolean | undefined
+  /** The memory the collector may hold (sort-memory-limit.ts), charged as it keeps documents; unlimited when absent. */
+  memory?: SortMemoryLimit | undefined
   /** Compares two values: BSON order (the default), or BSON order with a collation's strings (collation.ts). */
   order?: ValueOrder | undefined
 }
@@ -30,7 +31,10 @@ interface SortedCollectorOptions {
  * holds at most 2 × keep documents: whenever the buffer fills it is sorted and cut back to
  * `keep`, so a top-k over a large scan stays small. After a cut, a document that sorts no
  * earlier than the last one kept can never make the top `keep` (ties keep scan order), so it
- * is dropped on arrival. Array.sort is stable, so ties keep scan order, as they do in the buffer.
+ * is dropped on arrival. The sort is stable, so ties keep scan order, as they do in the buffer.
+ *
+ * A read sorts with `cut` and `sorted`, which pause between slices of work (paced-sort.ts) so that a
+ * large sort does not hold the event loop; `add` and `result` sort in one stretch (a write's sort).
  */
 export class SortedCollector<T = Document> {
   readonly #fields: [string[], 1 | -1][]
@@ -47,36 +51,37 @@ export class SortedCollector<T = Document> {
       return [path.split('.'), dir === -1 ? -1 : 1]
     })
     this.#keep = keep
-    this.#memory = options.memoryLimitBytes === undefined ? undefined : new SortMemoryLimit(options.memoryLimitBytes, options.allowDiskUse)
+    this.#memory = options.memory
     this.#order = options.order ?? compareBson
   }
 
   /**
    * Adds one document, sorted by the fields of `doc`, which needs to hold only the first segment
-   * of each sort path (bson-field-reader.ts). What the result hands back is `value` (by default
-   * `doc` itself), e.g. the document's BSON bytes to decode only if it makes the cut; `size` is
-   * what it holds in memory, charged to the memory limit.
+   * of each sort path (bson-field-reader.ts), and cuts the buffer at once when it is full.
    */
-  add(doc: Document, value: T = doc as T, size = 0): void {
-    this.offer(doc, () => value, () => size)
+  add(doc: Document): void {
+    if (this.offer(doc, () => doc as T, () => 0)) runUnpaced(this.cut())
   }
 
   /**
-   * As `add`, with the value and its size made only if the document may make the cut: most
-   * documents of a top-k over a large scan are dropped on arrival, before anything is copied or
-   * measured for them.
+   * Offers one document, with the value and its size made only if the document may make the cut:
+   * most documents of a top-k over a large scan are dropped on arrival, before anything is copied or
+   * measured for them. What the result hands back is `value` (e.g. the document's BSON bytes, to
+   * decode only if it makes the cut); `size` is what it holds in memory (its BSON size), charged to
+   * the memory limit with what the entry itself holds (`entryBytes`).
+   * True when the buffer is full: the caller then cuts it (`cut`) before offering more.
    */
-  offer(doc: Document, value: () => T, size: () => number): void {
+  offer(doc: Document, value: () => T, size: () => number): boolean {
     const keys = this.#keysOf(doc)
-    if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff.keys) >= 0) return
-    const entry = { keys, value: value(), size: this.#memory ? size() : 0 }
+    if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff.keys) >= 0) return false
+    const entry = { keys, value: value(), size: this.#memory ? size() + entryBytes(keys) : 0 }
     this.#entries.push(entry)
     this.#memory?.charge(entry.size)
-    if (this.#entries.length >= 2 * this.#keep) this.#compact()
+    return this.#entries.length >= 2 * this.#keep
   }
 
   /**
-   * Whether `doc` could still make the cut now (`add` would keep it): a scan need not copy a
+   * Whether `doc` could still make the cut now (`offer` would keep it): a scan need not copy a
    * document that cannot. The cut only tightens, so a document refused now never makes it.
    */
   competes(doc: Document): boolean {
@@ -84,13 +89,10 @@ export class SortedCollector<T = Document> {
     return this.#compareKeys(this.#keysOf(doc), this.#cutoff.keys) < 0
   }
 
-  result(): T[] {
-    this.#compact()
-    return this.#entries.map((entry) => entry.value)
-  }
-
-  #compact(): void {
-    this.#entries.sort((a, b) => this.#compare(a, b))
+  /** Sorts the buffer and cuts it back to `keep`, pausing between slices of the sort (`deadline` given). */
+  *cut(deadline?: Deadline): Generator<Pause, void> {
+    const compare = (a: Entry<T>, b: Entry<T>) => this.#compareKeys(a.keys, b.keys)
+    this.#entries = deadline === undefined ? this.#entries.sort(compare) : yield* pacedSort(this.#entries, compare, deadline)
     if (this.#entries.length >= this.#keep) {
       this.#entries.length = this.#keep
       this.#cutoff = this.#entries[this.#keep - 1]
@@ -98,12 +100,22 @@ export class SortedCollector<T = Document> {
     }
   }
 
-  #keysOf(doc: Document): unknown[] {
-    return this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order))
+  /** The values kept, in sort order, with the size each was charged: sorted in slices, pausing between them. */
+  *sorted(deadline: Deadline): Generator<Pause, Array<{ readonly value: T, readonly size: number } | undefined>> {
+    yield* this.cut(deadline)
+    const sorted = this.#entries
+    this.#entries = []
+    return sorted
   }
 
-  #compare(a: Entry<T>, b: Entry<T>): number {
-    return this.#compareKeys(a.keys, b.keys)
+  /** The values kept, in sort order, sorted in one stretch. */
+  result(): T[] {
+    runUnpaced(this.cut())
+    return this.#entries.map((entry) => entry.value)
+  }
+
+  #keysOf(doc: Document): unknown[] {
+    return this.#fields.map(([path, dir]) => sortKeyOf(doc, path, dir, this.#order))
   }
 
   #compareKeys(a: unknown[], b: unknown[]): number {
@@ -113,6 +125,25 @@ export class SortedCollector<T = Document> {
     }
     return 0
   }
+}
+
+/** What one entry of a sort holds besides its document: the entry, the array of its keys, the handle of its bytes. */
+const ENTRY_BYTES = 100
+/** What a key value holds in memory, by kind (measured on Node 20: an ObjectId and its 12-byte buffer take about 100). */
+const OBJECT_KEY_BYTES = 100
+
+/**
+ * The memory an entry of a sort holds besides its document's bytes: its bookkeeping and its sort
+ * keys (a string its characters; an ObjectId or any other object about 100 bytes; a number nothing
+ * of its own). Counted with the document's BSON size, so that what sorts count is close to what they hold.
+ */
+function entryBytes(keys: unknown[]): number {
+  let bytes = ENTRY_BYTES
+  for (const key of keys) {
+    if (typeof key === 'string') bytes += 16 + key.length
+    else if (typeof key === 'object' && key !== null) bytes += OBJECT_KEY_BYTES
+  }
+  return bytes
 }
 
 /**

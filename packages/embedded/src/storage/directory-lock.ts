@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join, resolve } from 'node:path'
-import { directoryInUseError } from '../errors.js'
+import { directoryInUseError, outOfDiskSpaceError } from '../errors.js'
+import { noRoomReason } from './no-room.js'
 
 /** The lock file inside a data directory. */
 export const LOCK_FILE = 'fastify-mongo-crud.lock'
@@ -50,7 +51,7 @@ export class DirectoryLock {
     const me: Holder = { pid: process.pid, host: hostname(), started: startTimeOf(process.pid), token: randomBytes(8).toString('hex') }
     const content = JSON.stringify(me)
     const draft = `${path}.${me.pid}.${me.token}`
-    writeFileSync(draft, content)
+    writeDraft(dir, draft, content, path, me)
     try {
       // Two rounds: a stale lock removed in the first lets the second create ours.
       for (let round = 0; round < 2; round++) {
@@ -75,6 +76,35 @@ export class DirectoryLock {
   release(): void {
     HELD.delete(this.#path)
     if (readLock(this.#path) === this.#content) unlinkSync(this.#path)
+  }
+}
+
+/**
+ * Writes the lock's content, to be linked into place. On a full disk, where the engine that filled
+ * it may have died leaving its lock behind, that stale lock is removed to make room (once); a live
+ * holder is named as always; with no room still, the error says so and what to do.
+ */
+function writeDraft(dir: string, draft: string, content: string, path: string, me: Holder): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(draft, content)
+      return
+    } catch (error) {
+      // Created, but empty: no room for its content.
+      rmSync(draft, { force: true })
+      const reason = noRoomReason(error, dir, LOCK_FILE)
+      if (reason === undefined) throw error
+      const seen = readLock(path)
+      if (attempt === 0 && seen !== undefined) {
+        const holder = parseHolder(seen)
+        if (holder === undefined || isAlive(holder)) throw directoryInUseError(dir, holder?.pid, path, holder?.host)
+        removeIfUnchanged(path, seen, me)
+        continue
+      }
+      throw outOfDiskSpaceError(
+        `Cannot open the data directory ${dir}: ${reason}, and the engine needs a few bytes there for its lock file ${path}. Free a few kilobytes on that disk and start again: that is enough to open the directory and serve reads (writes need more).`
+      )
+    }
   }
 }
 

@@ -1,8 +1,12 @@
-import { type Database, open, type RootDatabase } from 'lmdb'
+import { resolve } from 'node:path'
+import type { Database, RootDatabase } from 'lmdb'
+import { LmdbChangeLog } from '../changes/change-log-store.js'
 import { DirectoryLock } from './directory-lock.js'
+import { openEnvironment } from './open-environment.js'
 import { pooledCopy } from './pooled-copy.js'
 import { entryKeyOf } from './sorted-entries.js'
 import type { CollectionStorage, IndexHit, IndexRange, KeyRange, Storage, StoredIndex, WriteBatch } from './storage.js'
+import { committing } from './write-failure.js'
 
 /** Documents read per short read transaction by a scan (a batch is copied out, then released). */
 const SCAN_BATCH = 256
@@ -20,34 +24,38 @@ function nextBatch(size: number): number {
 /** A batch also stops once it holds this many bytes, so large documents keep a stalled scan small. */
 const SCAN_BATCH_BYTES = 64 * 1024
 
-/** Named LMDB databases one environment may hold: one per collection plus the catalog. */
-const MAX_COLLECTIONS = 1000
-
 /**
  * The durable backend: one LMDB environment per directory, one named database per collection
  * holding raw BSON (`c:<name>`), one per collection holding its index entries (`x:<name>`: the
  * index name, a 0 byte, then the entry key of index-keys.ts, binary keys in memcmp order), and a
  * `catalog` database listing collections and their index definitions.
  *
- * `overlappingSync: false` makes each commit promise resolve only after LMDB's commit has been
- * fsync'ed, so an acknowledged write survives `kill -9` and power loss. Group commit
+ * Each commit promise resolves once LMDB's commit is fsync'ed (open-environment.ts). Group commit
  * (`transact`): each queued write runs as a callback of lmdb-js's asynchronous transaction, and
  * callbacks started while one transaction is open join it, so the writes that pile up during one
  * fsync share the next one.
+ *
+ * Every write's promise goes through `committing` (write-failure.ts): a commit that fails (a full
+ * disk) fails its writes with the engine's error, and the process stays up.
  */
 export class LmdbStorage implements Storage {
+  /** The data directory, as messages name it. */
+  readonly #path: string
   readonly #root: RootDatabase
   readonly #catalog: Database<unknown, string>
   readonly #collections = new Map<string, LmdbCollection>()
   /** One process per directory (directory-lock.ts), taken before LMDB opens it. */
   readonly #lock: DirectoryLock
+  /** The change log, a named database of the same environment (changes/change-log-store.ts). */
+  readonly changeLog: LmdbChangeLog
 
   constructor(path: string) {
+    this.#path = resolve(path)
     this.#lock = DirectoryLock.acquire(path)
     try {
-      // noSubdir: false, or lmdb takes a path with a dot in its last segment (`data.v1`) for a file.
-      this.#root = open({ path, noSubdir: false, maxDbs: MAX_COLLECTIONS, overlappingSync: false, noSync: false })
+      this.#root = openEnvironment(this.#path)
       this.#catalog = this.#root.openDB<unknown, string>('catalog', {})
+      this.changeLog = new LmdbChangeLog(this.#root)
     } catch (error) {
       this.#lock.release()
       throw error
@@ -59,7 +67,7 @@ export class LmdbStorage implements Storage {
     if (!found) {
       const db = this.#root.openDB<Buffer, string>(`c:${name}`, { encoding: 'binary' })
       const entries = this.#root.openDB<string, Buffer>(`x:${name}`, { encoding: 'string', keyEncoder: RAW_KEYS } as never)
-      found = new LmdbCollection(this.#root, db, entries, this.#catalog, name)
+      found = new LmdbCollection(this.#root, db, entries, this.#catalog, name, this.#path, this.changeLog)
       this.#collections.set(name, found)
     }
     return found
@@ -70,8 +78,8 @@ export class LmdbStorage implements Storage {
   }
 
   async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
-    await Promise.all([this.#catalog.put(`indexes:${collection}`, indexes), this.#register(collection)])
-    await this.#root.flushed
+    await Promise.all([this.#committing(this.#catalog.put(`indexes:${collection}`, indexes)), this.#register(collection)])
+    await this.#flushed()
   }
 
   listCollections(): string[] {
@@ -80,8 +88,8 @@ export class LmdbStorage implements Storage {
 
   async dropCollection(name: string): Promise<void> {
     await (this.collection(name) as LmdbCollection).clear()
-    await Promise.all([this.#catalog.remove(`collection:${name}`), this.#catalog.remove(`indexes:${name}`)])
-    await this.#root.flushed
+    await Promise.all([this.#committing(this.#catalog.remove(`collection:${name}`)), this.#committing(this.#catalog.remove(`indexes:${name}`))])
+    await this.#flushed()
   }
 
   async dropAll(): Promise<void> {
@@ -90,23 +98,36 @@ export class LmdbStorage implements Storage {
       const name = key.slice('collection:'.length)
       await (this.collection(name) as LmdbCollection).clear()
     }
-    await this.#catalog.clearAsync()
-    await this.#root.flushed
+    await this.#committing(this.#catalog.clearAsync())
+    await this.#flushed()
   }
 
   async close(): Promise<void> {
     try {
-      await this.#root.flushed
+      await this.#flushed()
       await this.#root.close()
     } finally {
       this.#lock.release()
     }
   }
 
+  #committing<T>(write: PromiseLike<T>): Promise<T> {
+    return committing(this.#root, write, this.#path)
+  }
+
+  /**
+   * Waits for the writes made so far to be on disk. lmdb-js's `flushed` rejects while its last
+   * write is one whose commit failed: that failure was its writer's answer, and waiting is not
+   * failing again (nor is closing the environment after it).
+   */
+  async #flushed(): Promise<void> {
+    await Promise.resolve(this.#root.flushed).catch(() => undefined)
+  }
+
   /** Remembers that a collection exists, so dropAll finds it after a restart. */
   async #register(name: string): Promise<void> {
     const key = `collection:${name}`
-    if (this.#catalog.get(key) === undefined) await this.#catalog.put(key, true)
+    if (this.#catalog.get(key) === undefined) await this.#committing(this.#catalog.put(key, true))
   }
 }
 
@@ -128,6 +149,8 @@ class LmdbCollection implements CollectionStorage {
   readonly #entries: Database<string, Buffer>
   readonly #catalog: Database<unknown, string>
   readonly #name: string
+  /** The data directory, as a failed commit's message names it. */
+  readonly #directory: string
   #registered = false
   /**
    * The same database, read through a decoder that hands each value, in lmdb-js's shared read
@@ -137,12 +160,15 @@ class LmdbCollection implements CollectionStorage {
    */
   readonly #inPlace: Database<unknown, string>
   #visitor: ((bytes: Uint8Array) => unknown) | undefined
+  readonly #changeLog: LmdbChangeLog
   /** `version()`: moves on each write applied and each commit; `#uncommitted` counts writes not committed yet. */
   #version = 0
   #uncommitted = 0
 
-  constructor(root: RootDatabase, db: Database<Buffer, string>, entries: Database<string, Buffer>, catalog: Database<unknown, string>, name: string) {
+  constructor(root: RootDatabase, db: Database<Buffer, string>, entries: Database<string, Buffer>, catalog: Database<unknown, string>, name: string, directory: string, changeLog: LmdbChangeLog) {
     this.#root = root
+    this.#changeLog = changeLog
+    this.#directory = directory
     this.#db = db
     const decode = (bytes: Uint8Array, size: number) => this.#visitor!(bytes.length === size ? bytes : bytes.subarray(0, size))
     // Only read through (a decoder without `needsStableBuffer` gets the shared buffer); writes go through #db.
@@ -180,7 +206,7 @@ class LmdbCollection implements CollectionStorage {
   /** Runs `apply` in the open write transaction, or in a new one whose commit it awaits. */
   async #atomically(apply: () => void): Promise<void> {
     if (this.#inTransaction()) apply()
-    else await this.#root.transaction(apply)
+    else await committing(this.#root, this.#root.transaction(apply), this.#directory)
   }
 
   transact<T>(body: () => Promise<T>, more?: () => boolean): { applied: Promise<void>, durable: Promise<T> } {
@@ -203,13 +229,17 @@ class LmdbCollection implements CollectionStorage {
     let outcome: Promise<{ value: T } | { error: unknown }>
     const committed = this.#changing()
     try {
-      outcome = this.#root.transaction(run) as unknown as Promise<{ value: T } | { error: unknown }>
+      outcome = committing(this.#root, this.#root.transaction(run) as unknown as Promise<{ value: T } | { error: unknown }>, this.#directory)
     } catch (error) {
       committed()
       finish()
       return { applied, durable: Promise.reject(error) }
     }
-    outcome.then(committed, committed)
+    outcome.then(committed, () => {
+      // The catalog entry a body wrote (`write`'s register) was not stored with it.
+      this.#registered = false
+      committed()
+    })
     const durable = outcome.then((result) => {
       if ('error' in result) throw result.error
       return result.value
@@ -228,6 +258,7 @@ class LmdbCollection implements CollectionStorage {
       for (const entry of batch.removeEntries ?? []) this.#entries.remove(entryBytes(entry.index, entry.key, entry.docKey))
       for (const entry of batch.addEntries ?? []) this.#entries.put(entryBytes(entry.index, entry.key, entry.docKey), entry.docKey)
       if (batch.indexes) this.#catalog.put(`indexes:${this.#name}`, batch.indexes)
+      if (batch.changes) this.#changeLog.append(batch.changes)
       // Remembers that the collection exists, so dropAll finds it after a restart.
       if (register && this.#catalog.get(`collection:${this.#name}`) === undefined) this.#catalog.put(`collection:${this.#name}`, true)
     }).finally(committed)
@@ -345,8 +376,8 @@ class LmdbCollection implements CollectionStorage {
   async clear(): Promise<void> {
     const committed = this.#changing()
     try {
-      await this.#db.clearAsync()
-      await this.#entries.clearAsync()
+      await committing(this.#root, this.#db.clearAsync(), this.#directory)
+      await committing(this.#root, this.#entries.clearAsync(), this.#directory)
     } finally {
       committed()
     }

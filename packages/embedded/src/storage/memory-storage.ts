@@ -1,3 +1,4 @@
+import { MemoryChangeLog } from '../changes/change-log-store.js'
 import { entryKeyOf, SortedEntries } from './sorted-entries.js'
 import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
@@ -8,11 +9,12 @@ import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, Wri
 export class MemoryStorage implements Storage {
   readonly #collections = new Map<string, MemoryCollection>()
   readonly #indexes = new Map<string, StoredIndex[]>()
+  readonly changeLog = new MemoryChangeLog()
 
   collection(name: string): CollectionStorage {
     let found = this.#collections.get(name)
     if (!found) {
-      found = new MemoryCollection((indexes) => this.#indexes.set(name, indexes))
+      found = new MemoryCollection((indexes) => this.#indexes.set(name, indexes), this.changeLog)
       this.#collections.set(name, found)
     }
     return found
@@ -48,12 +50,14 @@ class MemoryCollection implements CollectionStorage {
   readonly #docs = new Map<string, Uint8Array>()
   readonly #indexes = new Map<string, SortedEntries>()
   readonly #writeIndexes: (indexes: StoredIndex[]) => void
+  readonly #changeLog: MemoryChangeLog
   #version = 0
   /** Set by the first write, like a server collection that exists once written to. */
   exists = false
 
-  constructor(writeIndexes: (indexes: StoredIndex[]) => void) {
+  constructor(writeIndexes: (indexes: StoredIndex[]) => void, changeLog: MemoryChangeLog) {
     this.#writeIndexes = writeIndexes
+    this.#changeLog = changeLog
   }
 
   get(key: string): Uint8Array | undefined {
@@ -68,6 +72,7 @@ class MemoryCollection implements CollectionStorage {
     for (const entry of batch.removeEntries ?? []) this.#entries(entry.index).remove(entryKeyOf(entry.key, entry.docKey))
     for (const entry of batch.addEntries ?? []) this.#entries(entry.index).add(entryKeyOf(entry.key, entry.docKey), entry.docKey)
     if (batch.indexes) this.#writeIndexes(batch.indexes)
+    if (batch.changes) this.#changeLog.append(batch.changes)
     if ((batch.puts?.length ?? 0) > 0) this.exists = true
   }
 

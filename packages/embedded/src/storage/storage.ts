@@ -1,3 +1,5 @@
+import type { ChangeLogStore } from '../changes/change-log-store.js'
+
 /**
  * What the engine needs from a place to keep documents. Two backends implement it with the
  * same contract: memory-storage (a Map, for tests and ephemeral use) and lmdb-storage (durable).
@@ -94,6 +96,8 @@ export interface WriteBatch {
   removeEntries?: IndexEntry[]
   /** New index definitions of the collection, written in the same transaction (a multikey flag). */
   indexes?: StoredIndex[]
+  /** Entries of the change log (changes/change-entry.ts), appended in the same transaction. */
+  changes?: Uint8Array[]
 }
 
 /** Index definitions as persisted, so unique indexes survive a restart. */
@@ -114,6 +118,8 @@ export interface StoredIndex {
 
 export interface Storage {
   collection(name: string): CollectionStorage
+  /** The change log that `write`s append their `changes` to (absent: a transaction's overlay, which hands them to its commit's batch). */
+  readonly changeLog?: ChangeLogStore
   readIndexes(collection: string): StoredIndex[]
   writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void>
   /** Storage names of the collections that exist (were written to, or have index definitions). */

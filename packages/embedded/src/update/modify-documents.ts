@@ -135,6 +135,6 @@ async function changeOne(core: CollectionCore, [key, before]: Found, filter: Doc
   } else {
     after = buildReplacement(before, change)
   }
-  const modified = changed && (await core.commit(key, before, after))
+  const modified = changed && (await core.commit(key, before, after, kind === 'replacement' ? 'replace' : 'update'))
   return returnAfter ? after : modified
 }

@@ -13,8 +13,13 @@ const DEFAULT_FIRST_BATCH = 101
  * server, instead of a reply the driver cannot read.
  */
 const MAX_DOCUMENT_BYTES = MAX_BSON_SIZE + 16 * 1024
-/** A batch stops growing past this many bytes of documents (the server's 16 MiB reply limit, with room). */
-const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 16 * 1024
+/**
+ * A batch stops growing past this many bytes of documents. The server's limit is 16 MiB; a reply is
+ * encoded in one synchronous stretch (a 16 MiB one takes a large part of a second, holding every
+ * other connection), so batches stay near 1 MiB: the driver asks for the rest with more getMores, as
+ * it does past any batch the server cuts short.
+ */
+const MAX_BATCH_BYTES = 1024 * 1024
 /** An idle cursor is closed after this long, like the server's cursorTimeoutMillis. */
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000
 /** Open cursors the whole server keeps, unless `maxCursors` says otherwise. */

@@ -36,6 +36,8 @@ export function toErrorFields(error: unknown): Document {
     const fields: Document = { errmsg: error.errmsg ?? error.message, code: error.code, codeName: error.codeName }
     if (error.keyValue !== undefined) fields['keyValue'] = error.keyValue
     if (error['keyPattern'] !== undefined) fields['keyPattern'] = error['keyPattern']
+    // `TransientTransactionError` on NoSuchTransaction: what makes the driver's withTransaction retry.
+    if (error.errorLabels.length > 0) fields['errorLabels'] = error.errorLabels
     return fields
   }
   // Client-side argument errors of the engine are the server's BadValue.

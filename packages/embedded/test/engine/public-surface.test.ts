@@ -6,8 +6,8 @@ import { ENGINES, useEngine } from './engines.ts'
 
 /** What the package exports (README.md documents exactly these), and the methods the wire server needs from it. */
 describe('the public surface', () => {
-  it('exports the engine, the wire server and the BSON size limit, nothing else at run time', () => {
-    assert.deepEqual(Object.keys(engine).sort(), ['EmbeddedCollection', 'EmbeddedDb', 'MAX_BSON_SIZE', 'openEmbedded', 'startWireServer'])
+  it('exports the engine, the wire server, the backup and the BSON size limit, nothing else at run time', () => {
+    assert.deepEqual(Object.keys(engine).sort(), ['EmbeddedCollection', 'EmbeddedDb', 'MAX_BSON_SIZE', 'backupDirectory', 'openEmbedded', 'startWireServer'])
     assert.equal(MAX_BSON_SIZE, 16 * 1024 * 1024)
   })
 })

@@ -74,6 +74,12 @@ const FILTERS: Document[] = [
   { $and: [{ v: 5 }, { $and: [{ w: 2 }] }] },
   { constructor: 5 },
   { toString: 'abc' },
+  // `$in` of scalars: one lookup per value, where mingo hashes the whole list for every document.
+  { v: { $in: [5] } },
+  { v: { $in: [5, 'abc', new ObjectId(oid.toHexString()), new Date(0), true, -0] } },
+  { v: { $in: [0, '', false, 30, 5.5, Number.POSITIVE_INFINITY] } },
+  { v: { $in: [] } },
+  { v: { $in: ['5', new Date(5)] }, w: 1 },
 ]
 
 describe('compileSimpleFilter', () => {
@@ -98,7 +104,11 @@ describe('compileSimpleFilter', () => {
       { 'v.a': 5 },
       { v: { $gte: null } },
       { v: { $gt: new Date(0) } },
-      { v: { $in: [5] } },
+      { v: { $in: [null] } },
+      { v: { $in: [5, /a/] } },
+      { v: { $in: [[5]] } },
+      { v: { $in: [Number.NaN] } },
+      { v: { $in: 5 } },
       { v: { $ne: 5 } },
       { v: {} },
       { $or: [{ v: 5 }] },

@@ -29,6 +29,23 @@ describe('cursors over the wire', () => {
     }
   })
 
+  it('cuts a getMore without batchSize at about 1 MiB (a reply is encoded in one stretch); the driver reads on', async () => {
+    // 3000 documents of about 1 KiB: one batch would be 3 MiB.
+    const pad = 'x'.repeat(1000)
+    await wire().client.db('test').collection<{ _id: number, pad: string }>('wide').insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: i, pad })))
+    const raw = await RawClient.open(wire().server)
+    try {
+      const first = (await raw.command({ find: 'wide', batchSize: 0 }))['cursor'] as { id: Long }
+      const next = (await raw.command({ getMore: first.id, collection: 'wide' }))['cursor'] as { nextBatch: unknown[], id: Long }
+      assert.ok(next.nextBatch.length > 900 && next.nextBatch.length < 1100, `${next.nextBatch.length} documents in a batch`)
+      assert.ok(!next.id.isZero())
+      await raw.command({ killCursors: 'wide', cursors: [first.id] })
+    } finally {
+      raw.close()
+    }
+    assert.equal((await wire().client.db('test').collection('wide').find({}).toArray()).length, 3000)
+  })
+
   it('honours batchSize through the driver: every document arrives once, in order', async () => {
     const docs = await wire().client.db('test').collection('many').find({}, { batchSize: 7 }).sort({ _id: -1 }).toArray()
     assert.equal(docs.length, 250)

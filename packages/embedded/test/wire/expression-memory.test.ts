@@ -85,12 +85,13 @@ describe('a hostile aggregate over the wire, against the server in a child proce
   })
 
   it('refuses values that each fit their limit once the heap is two fifths of its limit, and keeps serving', async () => {
-    // 600 arrays of 100,000 numbers: about 600 MB, far past a 192 MB heap, each well under 100 MB.
+    // 600 arrays of 100,000 numbers: about 600 MB, far past a 192 MB heap, each well under 100 MB. The
+    // `$group` holds them all at once: without it the arrays stream out one by one, each dropped once sent.
     const served = await serve(['--max-old-space-size=192'])
     const clients = [new MongoClient(served.uri, { serverSelectionTimeoutMS: 60_000 }), new MongoClient(served.uri, { serverSelectionTimeoutMS: 60_000 })]
     try {
       for (const client of clients) await client.connect()
-      const many = clients[0]!.db('test').aggregate([{ $documents: Array.from({ length: 600 }, (_, i) => ({ i })) }, { $project: { a: { $range: [0, 100_000] } } }])
+      const many = clients[0]!.db('test').aggregate([{ $documents: Array.from({ length: 600 }, (_, i) => ({ i })) }, { $project: { a: { $range: [0, 100_000] } } }, { $group: { _id: '$i', a: { $first: '$a' } } }])
       await assert.rejects(many.toArray(), exceeded(/^\$range would use \d+ more bytes while the process heap holds \d+ of its \d+ bytes/))
       await stillServes(served.uri, clients)
     } finally {

@@ -11,7 +11,10 @@ export const header: JsonSchemaObject = { type: 'string', pattern: "^[A-Za-z0-9!
 
 export const routeName: JsonSchemaObject = { enum: ROUTE_KEYS }
 
-/** As a guard's, a scope's: the scheme it enforces. */
+/** A claim of the verified token, by its name in the payload (`sub`, `role`, `https://example.com/roles`). */
+export const claimName: JsonSchemaObject = { type: 'string', minLength: 1, description: "A claim of the token 'auth' verified, by its name in the payload ('sub', 'role')." }
+
+/** As a header guard's, a header scope's: the scheme it enforces. */
 export const securitySchemeOfCheck: JsonSchemaObject = {
   ...ref('securitySchemeName'),
   description: 'The scheme of openapi.securitySchemes this check enforces, for the OpenAPI document (default: an apiKey scheme named after the header).',
@@ -20,13 +23,15 @@ export const securitySchemeOfCheck: JsonSchemaObject = {
 export const guard: JsonSchemaObject = {
   type: 'object',
   additionalProperties: false,
-  required: ['header', 'equals'],
-  description: 'Refuses the request unless a header holds one of the given values (set by a gateway you trust).',
+  description:
+    "a guard: { header, equals } (a header set by a gateway you trust, as it arrives) or { claim, equals? } (a claim of the token 'auth' verified)",
+  anyOf: [{ required: ['header', 'equals'] }, { required: ['claim'] }],
   properties: {
-    header: ref('header'),
+    header: { ...ref('header'), description: 'A header a gateway in front of the API sets: its value is trusted as it arrives.' },
+    claim: claimName,
     equals: { description: 'a value, or a list of accepted values', anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] },
     status: { enum: [401, 403], description: 'Status of a refusal (default 403).' },
-    detail: { type: 'string', minLength: 1, description: "The refusal's detail (default names the header)." },
+    detail: { type: 'string', minLength: 1, description: "The refusal's detail (default names the header or the claim)." },
     securityScheme: securitySchemeOfCheck,
   },
 }
@@ -34,7 +39,7 @@ export const guard: JsonSchemaObject = {
 export const guards: JsonSchemaObject = {
   type: 'object',
   additionalProperties: false,
-  description: 'Header checks run before a route, by route name.',
+  description: 'Checks run before a route, by route name.',
   properties: Object.fromEntries(ROUTE_KEYS.map((key) => [key, { type: 'array', items: ref('guard') }])),
 }
 

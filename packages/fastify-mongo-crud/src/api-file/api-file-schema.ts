@@ -4,6 +4,7 @@ import type { JsonSchemaObject } from './api-file.js'
 import { field, fieldName, model, modelName, typeName } from './model-schemas.js'
 import { openapi } from './openapi-schema.js'
 import { fieldList, router, routerLimits } from './router-schema.js'
+import { auth, cors, logLevel, rateLimit, trustProxy } from './server-schemas.js'
 
 /** Where the package ships the schema this module makes (scripts/write-api-file-schema.ts writes it). */
 export const API_FILE_SCHEMA_URL = new URL('../../schema/api-file.schema.json', import.meta.url)
@@ -52,6 +53,11 @@ export function apiFileSchema(): JsonSchemaObject {
       description: { type: 'string', description: "The API's description in /docs." },
       database,
       limits,
+      auth,
+      cors,
+      rateLimit,
+      trustProxy,
+      logLevel,
       openapi,
       models: {
         type: 'object',

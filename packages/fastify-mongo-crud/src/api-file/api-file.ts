@@ -5,6 +5,7 @@
 import type { OpenAPIDocsOptions } from '../docs/register-docs.js'
 import type { LIMIT_KEYS, PlainRouterOptions } from '../options/router-option-schemas.js'
 import type { SharedRouterKey } from './file-router-keys.js'
+import type { JwtAlgorithm } from './jwt-algorithms.js'
 
 export type RouteKey = 'getAll' | 'getOne' | 'createOne' | 'replaceOne' | 'updateOne' | 'deleteOne'
 
@@ -19,31 +20,59 @@ export interface ModelDeclaration {
   additionalProperties?: false
 }
 
-export interface Guard {
-  header: string
-  equals: string | string[]
+/** What every guard takes besides what it checks. */
+interface GuardCommon {
   status?: 401 | 403
   detail?: string
-  /** The scheme of `openapi.securitySchemes` the guard enforces; default: the one named after its header (to-openapi-options.ts). */
+  /** The scheme of `openapi.securitySchemes` a header guard enforces; default: the one named after its header (to-openapi-options.ts). */
   securityScheme?: string
 }
+
+/** A header check: trusts the value as it arrives, so a gateway that sets the header must stand in front of the API. */
+export interface HeaderGuard extends GuardCommon {
+  header: string
+  equals: string | string[]
+  claim?: never
+}
+
+/** A check of a claim of the token `auth` verified: the claim must be there, and hold one of `equals` when given. */
+export interface ClaimGuard extends GuardCommon {
+  claim: string
+  equals?: string | string[]
+  header?: never
+}
+
+export type Guard = HeaderGuard | ClaimGuard
 
 export type Guards = Partial<Record<RouteKey, Guard[]>>
 
 /** The router options of the same names (router-option-schemas.ts). */
 export type RouterLimits = Pick<PlainRouterOptions, (typeof LIMIT_KEYS)[number]>
 
-export interface Scope {
+interface ScopeCommon {
   field: string
-  header: string
   detail?: string
   /** The router option `filtersUnderScope`. */
   filters?: PlainRouterOptions['filtersUnderScope']
   /** Whether creates may choose a document's `id` (`clientIdsUnderScope`): refused by default. */
   clientIds?: PlainRouterOptions['clientIdsUnderScope']
-  /** As a guard's `securityScheme`. */
+  /** As a header guard's `securityScheme`. */
   securityScheme?: string
 }
+
+/** Row scope by a header a trusted gateway sets. */
+export interface HeaderScope extends ScopeCommon {
+  header: string
+  claim?: never
+}
+
+/** Row scope by a claim of the token `auth` verified. */
+export interface ClaimScope extends ScopeCommon {
+  claim: string
+  header?: never
+}
+
+export type Scope = HeaderScope | ClaimScope
 
 /** What a router, a lookup and an embed have in common: a model, how its output is shaped, and access. */
 export interface ModelUse {
@@ -77,6 +106,45 @@ export interface RouterDeclaration extends ModelUse, Pick<PlainRouterOptions, Sh
   embeds?: EmbedDeclaration[]
 }
 
+/** How bearer tokens are verified: one key source (`secretEnv`, `publicKeyFile` or `jwksFile`). */
+export interface AuthDeclaration {
+  type: 'jwt'
+  /** The environment variable holding the HMAC secret (HS256...). */
+  secretEnv?: string
+  /** A PEM public key (SPKI) or certificate, relative to the file. */
+  publicKeyFile?: string
+  /** A JSON Web Key Set of public keys, relative to the file. */
+  jwksFile?: string
+  /** Accepted algorithms; default: what the key takes (HS256 for a secret). */
+  algorithms?: JwtAlgorithm[]
+  issuer?: string | string[]
+  audience?: string | string[]
+  /** Seconds of clock difference tolerated on `exp` and `nbf` (default 0). */
+  clockTolerance?: number
+  /** Whether every route needs a valid token (default true); false: only the routes a claim guard or a claim scope checks. */
+  required?: boolean
+  /** The OpenAPI scheme name (default `bearerAuth`). */
+  securityScheme?: string
+}
+
+/** @fastify/cors, as the file sets it. */
+export interface CorsDeclaration {
+  /** `*`, or the exact origins allowed (`https://app.example.com`). */
+  origins: '*' | string[]
+  credentials?: boolean
+  /** Seconds a browser may cache a preflight answer. */
+  maxAge?: number
+}
+
+/** @fastify/rate-limit, as the file sets it: `max` requests per client address per `timeWindow`. */
+export interface RateLimitDeclaration {
+  max: number
+  /** Milliseconds, or a duration such as `1 minute` (default 1 minute). */
+  timeWindow?: number | string
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
 export interface ApiFile {
   $schema?: string
   title?: string
@@ -84,6 +152,13 @@ export interface ApiFile {
   description?: string
   database?: { engine: 'embedded' | 'mongodb', path?: string, name?: string }
   limits?: RouterLimits & { bodyLimit?: number }
+  auth?: AuthDeclaration
+  cors?: boolean | CorsDeclaration
+  rateLimit?: RateLimitDeclaration
+  /** Fastify's `trustProxy`: whose X-Forwarded-For gives the client address (rate limit, logs). */
+  trustProxy?: boolean | string[]
+  /** The level of the app's logger (default warn); `info` logs every request. */
+  logLevel?: LogLevel
   /** createApp's `openapi` option: license, contact, servers, tags, securitySchemes, security. */
   openapi?: OpenAPIDocsOptions
   models: Record<string, ModelDeclaration>

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { CRUDRouter } from '../crud-router.js'
 import { SetupError } from '../errors.js'
 import type { DriverDb } from '../store/driver-db.js'
+import type { LogLevel } from './api-file.js'
 import { ApiFileError } from './api-file-error.js'
 import { createFileApp } from './create-file-app.js'
+import { fileAuth } from './file-auth.js'
 import type { LoadedApiFile } from './load-api-file.js'
 import { locateSetupError } from './locate-setup-error.js'
 import { escapePointer } from './parse-json-positions.js'
@@ -19,23 +21,30 @@ export interface BuildApiAppOptions {
    * One secret serves both: the cursor key is derived from it, the ETags key an HMAC with it directly.
    */
   secret?: string
+  /** Where `auth.secretEnv` is read (default `process.env`). */
+  env?: NodeJS.ProcessEnv
+  /** The logger's level, over the file's `logLevel` (the command's `--log-level`). */
+  logLevel?: LogLevel
 }
 
 /**
  * The app an API file declares, on `db`, ready to listen: `createApp` (docs at /docs and /redoc) with
- * one CRUDRouter per router of the file, in file order. What the library refuses at registration
+ * the file's CORS, rate limit and token verification, and one CRUDRouter per router of the file, in
+ * file order. A key of `auth` that cannot be used (a secret not set or too short, a key file that is
+ * not a public key) is an ApiFileError at that key, before anything is built. What the library refuses at registration
  * (a SetupError: a modelOut field the model lacks, a defaultSort field clients may not sort on...) is
  * an ApiFileError at the place of the file its message names, else at the router's name.
  * `check` (verify-api-file.ts) runs the same registration on no database.
  */
 export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: BuildApiAppOptions = {}): Promise<FastifyInstance> {
-  const app = await createFileApp(loaded.api, options.fastify)
+  const auth = await fileAuth(loaded, options.env ?? process.env)
+  const app = await createFileApp(loaded.api, options.fastify, options.logLevel)
   const catalog = new ModelCatalog(loaded.api)
   const routers: FileRouter[] = []
   try {
     for (const name of Object.keys(loaded.api.routers)) {
       try {
-        const router = toRouterOptions(loaded, catalog, db, name)
+        const router = toRouterOptions(loaded, catalog, db, name, auth)
         if (options.secret !== undefined) Object.assign(router.options, { cursorSecret: options.secret, etagKey: options.secret })
         routers.push(router)
         await app.register(CRUDRouter, router.options)

@@ -4,6 +4,7 @@ import { checkModelSchema } from './check-model-schema.js'
 import { ModelUseChecks } from './check-model-uses.js'
 import { checkRouter } from './check-router.js'
 import { SecuritySchemeChecks } from './check-security-schemes.js'
+import { checkServerKeys } from './check-server-keys.js'
 import { issueReporter } from './issue-reporter.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
 import { NOTHING_REFUSED, type RefusedParts, routerLeft } from './refused-parts.js'
@@ -18,7 +19,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
   const issues: ApiFileIssue[] = []
   if (refused.all) return issues
   const report = issueReporter(positions, issues)
-  const schemes = new SecuritySchemeChecks(file, positions, report, refused.top.has('openapi'))
+  const schemes = new SecuritySchemeChecks(file, positions, report, refused.top)
   schemes.requirements(file)
   for (const [name, model] of Object.entries(file.models)) {
     if (!refused.models.has(name)) checkModelSchema(model as unknown as JsonSchemaObject, `/models/${escapePointer(name)}`, report)
@@ -28,6 +29,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
     const router = routerLeft(name, declared, refused)
     if (router !== undefined) checkRouter(name, router, { file, uses, schemes, report })
   }
+  checkServerKeys(file, refused.top, report)
   const database = refused.top.has('database') ? undefined : file.database
   if (database?.engine === 'mongodb' && database.path !== undefined) report('/database/path', `'path' applies to the embedded engine only`)
   if (database?.engine === 'embedded' && database.name !== undefined) report('/database/name', `'name' applies to MongoDB only`)

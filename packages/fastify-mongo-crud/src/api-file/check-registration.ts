@@ -3,6 +3,7 @@ import { SetupError } from '../errors.js'
 import { CRUDRouter } from '../plugin.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { ApiFileIssue } from './api-file-error.js'
+import { authSchemeName, type BearerAuth } from './bearer-auth.js'
 import { routerOfReadyError } from './build-api-app.js'
 import { createFileApp } from './create-file-app.js'
 import type { LoadedApiFile } from './load-api-file.js'
@@ -25,6 +26,12 @@ const NO_DATABASE: DriverDb = {
 }
 
 /**
+ * Token checks as registration builds them: registration only needs them to exist (no request comes),
+ * and `check` reads no secret.
+ */
+const UNUSED_CLAIMS = () => Promise.reject(new Error('check serves no request'))
+
+/**
  * `check`'s last step: registers the file's routers as `serve` does (buildApiApp), on no database, so
  * that whatever the library refuses at registration is found without serving. Each router's refusal
  * is reported, not only the first: a router that fails is left out and the next one registers. The
@@ -43,10 +50,11 @@ export async function checkRegistration(loaded: LoadedApiFile, earlier: readonly
   const app = await createFileApp(file.api, { logger: false })
   try {
     const catalog = new ModelCatalog(file.api)
+    const auth: BearerAuth = { scheme: file.api.auth === undefined ? 'bearerAuth' : authSchemeName(file.api.auth), claims: UNUSED_CLAIMS }
     const routers: FileRouter[] = []
     for (const name of Object.keys(file.api.routers)) {
       try {
-        const router = toRouterOptions(file, catalog, NO_DATABASE, name)
+        const router = toRouterOptions(file, catalog, NO_DATABASE, name, auth)
         routers.push(router)
         await registerApart(app, router, refuse)
       } catch (error) {

@@ -52,8 +52,10 @@ function checkFields(router: RouterDeclaration, fields: Fields, pointer: string,
   const scope = router.scope
   if (scope === undefined) return
   const field = fields[scope.field]
-  if (field === undefined) report(`${pointer}/scope/field`, `scope field '${scope.field}' is not a field of model '${router.model}'`)
-  else if (field['type'] !== 'string') report(`${pointer}/scope/field`, `scope field '${scope.field}' must be a string field (header values are strings)`)
+  if (field === undefined) report(`${pointer}/scope/field`, `scope field '${scope.field}' is not a field of model '${router.model}' (${Object.keys(fields).join(', ')})`)
+  else if (field['type'] !== 'string') {
+    report(`${pointer}/scope/field`, `scope field '${scope.field}' must be a string field (${scope.claim === undefined ? 'header values are strings' : 'the claim must be a string'})`)
+  }
 }
 
 function checkPopulates(name: string, router: RouterDeclaration, fields: Fields | undefined, pointer: string, { file, report }: RouterCheckContext): void {

@@ -3,7 +3,8 @@ import type { Report } from './issue-reporter.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
 import { derivedSchemeName } from './to-openapi-options.js'
 
-type HeaderCheck = { header: string, securityScheme?: string | undefined }
+/** A guard's or a scope's: what it reads (a header, or a claim of the verified token) and the scheme it names. */
+type AccessCheck = { header?: string | undefined, claim?: string | undefined, securityScheme?: string | undefined }
 
 /**
  * The security schemes a file's checks name: a scheme named by a guard, a scope or a security
@@ -17,9 +18,12 @@ export class SecuritySchemeChecks {
   readonly #derived = new Map<string, { header: string, pointer: string }>()
   readonly #positions: ReadonlyMap<string, Located>
   readonly #report: Report
+  /** Whether the file verifies tokens (`auth`), which claim checks need; undefined when the JSON Schema refused `auth`. */
+  readonly #auth: boolean | undefined
 
-  constructor(file: ApiFile, positions: ReadonlyMap<string, Located>, report: Report, openapiRefused = false) {
-    this.#declared = openapiRefused ? undefined : Object.keys(file.openapi?.securitySchemes ?? {})
+  constructor(file: ApiFile, positions: ReadonlyMap<string, Located>, report: Report, refusedTop: ReadonlySet<string> = new Set()) {
+    this.#declared = refusedTop.has('openapi') ? undefined : Object.keys(file.openapi?.securitySchemes ?? {})
+    this.#auth = refusedTop.has('auth') ? undefined : file.auth !== undefined
     this.#positions = positions
     this.#report = report
   }
@@ -38,8 +42,13 @@ export class SecuritySchemeChecks {
     }
   }
 
-  /** A guard's or a scope's: the scheme it names, or the one its header gives it. */
-  check(access: HeaderCheck, pointer: string): void {
+  /** A guard's or a scope's: the scheme it names, or the one its header gives it; a claim check's: the file's `auth`. */
+  check(access: AccessCheck, pointer: string): void {
+    if (access.claim !== undefined) {
+      this.#claimCheck(access, pointer)
+      return
+    }
+    if (access.header === undefined) return
     this.scheme(access.securityScheme, `${pointer}/securityScheme`)
     if (access.securityScheme !== undefined || this.#declared === undefined) return
     const name = derivedSchemeName(access.header)
@@ -52,6 +61,15 @@ export class SecuritySchemeChecks {
       const line = this.#positions.get(first.pointer)?.value.line
       this.#report(`${pointer}/header`, `header '${access.header}' and header '${first.header}' (line ${line}) both get the security scheme name '${name}': name one with 'securityScheme'`)
     }
+  }
+
+  /** A claim check reads the token `auth` verifies, and is documented by the scheme of `auth`. */
+  #claimCheck(access: AccessCheck, pointer: string): void {
+    if (access.header !== undefined) this.#report(`${pointer}/claim`, `a check reads a header or a claim, not both`, true)
+    if (access.securityScheme !== undefined) {
+      this.#report(`${pointer}/securityScheme`, `'securityScheme' names the scheme of a header check: a claim check is documented by the scheme of 'auth'`, true)
+    }
+    if (this.#auth === false) this.#report(`${pointer}/claim`, `a claim check needs the file's 'auth' key, which says how tokens are verified`)
   }
 
   guards(guards: Guards | undefined, pointer: string): void {

@@ -1,5 +1,5 @@
 import { LIMIT_KEYS, type PlainRouterOptionKey, RouterOptionSchemas } from '../options/router-option-schemas.js'
-import { securitySchemeOfCheck } from './access-schemas.js'
+import { claimName, securitySchemeOfCheck } from './access-schemas.js'
 import type { JsonSchemaObject } from './api-file.js'
 import { SHARED_ROUTER_KEYS } from './file-router-keys.js'
 
@@ -34,12 +34,15 @@ const modelUse = {
 const scope: JsonSchemaObject = {
   type: 'object',
   additionalProperties: false,
-  required: ['field', 'header'],
-  description: "Row scope: every route only reaches documents whose field equals the header's value.",
+  required: ['field'],
+  description:
+    "a row scope: every route only reaches documents whose field equals a header's value ({ field, header }: set by a gateway you trust) or a claim of the verified token ({ field, claim })",
+  anyOf: [{ required: ['header'] }, { required: ['claim'] }],
   properties: {
     field: ref('fieldName'),
-    header: ref('header'),
-    detail: { type: 'string', minLength: 1, description: "The 401's detail when the header is missing or invalid." },
+    header: { ...ref('header'), description: 'A header a gateway in front of the API sets: its value is trusted as it arrives.' },
+    claim: claimName,
+    detail: { type: 'string', minLength: 1, description: "The refusal's detail when the header is missing or invalid (401), or the claim is (403)." },
     filters: optionSchema('filtersUnderScope', { description: 'Client filters on the list: ignored (default) or ANDed with the scope.' }),
     clientIds: optionSchema('clientIdsUnderScope', {
       description: "Whether a create may choose the document's id: refused (default), since an id taken in another scope would be told apart from a free one; or allowed.",

@@ -4,17 +4,26 @@ import { type Dependency, type FilterDependency, securedBy } from '../dependency
 import { HTTPException } from '../errors.js'
 import { ROUTE_NAMES, type RouteName } from '../route-names.js'
 import { createValidatorCompiler } from '../schema/validator.js'
-import type { Guard, Guards, JsonSchemaObject, RouteKey, Scope } from './api-file.js'
+import type { Guard, Guards, HeaderGuard, JsonSchemaObject, RouteKey, Scope } from './api-file.js'
+import type { BearerAuth } from './bearer-auth.js'
+import { claimGuard, claimScope } from './claim-checks.js'
 import { schemeNameOf } from './to-openapi-options.js'
 
 const routeKey = (name: RouteName) => (name[0]!.toLowerCase() + name.slice(1)) as RouteKey
 
+/** A guard as a dependency, on a header or on a claim of the token `auth` verified (claim-checks.ts). */
+function toGuard(guard: Guard, auth: BearerAuth | undefined): Dependency {
+  if (guard.claim === undefined) return headerGuard(guard)
+  if (auth === undefined) throw new Error(`a claim guard needs 'auth' (check-security-schemes.ts refuses the file)`)
+  return claimGuard(guard, auth)
+}
+
 /**
- * A guard as a dependency: the header must hold one of the accepted values. Headers are trusted as
- * they arrive, so the API belongs behind a gateway that sets them (docs/api-file.md). Declared with
- * its security scheme, so the routes it guards document it.
+ * A header guard: the header must hold one of the accepted values. Headers are trusted as they
+ * arrive, so the API belongs behind a gateway that sets them (docs/api-file.md). Declared with its
+ * security scheme, so the routes it guards document it.
  */
-function toGuard(guard: Guard): Dependency {
+function headerGuard(guard: HeaderGuard): Dependency {
   const header = guard.header.toLowerCase()
   const accepted = new Set(Array.isArray(guard.equals) ? guard.equals : [guard.equals])
   const status = guard.status ?? 403
@@ -25,12 +34,19 @@ function toGuard(guard: Guard): Dependency {
   })
 }
 
-/** The scope header, required and checked against its field's schema (an ObjectId field takes 24 hex digits): 401 otherwise. */
-export function toScope(scope: Scope, field: JsonSchemaObject): { check: Dependency, filterDependency: FilterDependency } {
-  const header = scope.header.toLowerCase()
-  const detail = scope.detail ?? `Send the ${header} header`
+/**
+ * The scope's value, required and checked against its field's schema (an ObjectId field takes 24 hex
+ * digits): a header (401 otherwise), or a claim of the verified token (claim-checks.ts).
+ */
+export function toScope(scope: Scope, field: JsonSchemaObject, auth: BearerAuth | undefined): { check: Dependency, filterDependency: FilterDependency } {
   const compile = createValidatorCompiler([]) as FastifySchemaCompiler<TSchema>
   const validate = compile({ schema: field as TSchema, method: 'GET', url: '/', httpPart: 'headers' }) as (value: unknown) => { error?: unknown }
+  if (scope.claim !== undefined) {
+    if (auth === undefined) throw new Error(`a claim scope needs 'auth' (check-security-schemes.ts refuses the file)`)
+    return claimScope(scope, validate, auth)
+  }
+  const header = scope.header.toLowerCase()
+  const detail = scope.detail ?? `Send the ${header} header`
   const scheme = schemeNameOf(scope)
   return {
     check: securedBy(scheme, (request: FastifyRequest) => {
@@ -41,20 +57,25 @@ export function toScope(scope: Scope, field: JsonSchemaObject): { check: Depende
   }
 }
 
-/** `dependenciesGetAll` ... `dependenciesDeleteOne`: `first` (the scope check) before the route's guards. */
-export function toDependencies(guards: Guards | undefined, first: Dependency | undefined, routes: readonly RouteName[] = ROUTE_NAMES): Record<string, Dependency[]> {
+/** `dependenciesGetAll` ... `dependenciesDeleteOne`: `first` (the token check, the scope check) before the route's guards. */
+export function toDependencies(
+  guards: Guards | undefined,
+  first: readonly Dependency[],
+  auth: BearerAuth | undefined,
+  routes: readonly RouteName[] = ROUTE_NAMES
+): Record<string, Dependency[]> {
   const made = new Map<Guard, Dependency>()
   const out: Record<string, Dependency[]> = {}
   for (const name of routes) {
     const list = (guards?.[routeKey(name)] ?? []).map((guard) => {
       let dependency = made.get(guard)
       if (dependency === undefined) {
-        dependency = toGuard(guard)
+        dependency = toGuard(guard, auth)
         made.set(guard, dependency)
       }
       return dependency
     })
-    if (first !== undefined) list.unshift(first)
+    list.unshift(...first)
     if (list.length > 0) out[`dependencies${name}`] = list
   }
   return out

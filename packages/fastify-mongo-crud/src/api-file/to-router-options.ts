@@ -4,6 +4,8 @@ import { CRUDLookup } from '../relations/crud-lookup.js'
 import { CRUDPopulate } from '../relations/crud-populate.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { RouterDeclaration } from './api-file.js'
+import type { BearerAuth } from './bearer-auth.js'
+import { authenticated } from './claim-checks.js'
 import { SHARED_ROUTER_KEYS } from './file-router-keys.js'
 import type { LoadedApiFile } from './load-api-file.js'
 import { escapePointer } from './parse-json-positions.js'
@@ -19,14 +21,17 @@ export interface FileRouter {
 
 /**
  * The file's routers as CRUDRouter options. Relations are built here, so a declaration the library
- * refuses (a SetupError) is reported at the relation's place in the file by the caller.
+ * refuses (a SetupError) is reported at the relation's place in the file by the caller. `auth`
+ * verifies the tokens of the file's `auth`: unless `auth.required` is false, every route checks one
+ * first (child routes through their parent's GetOne dependencies, which they run).
  */
-export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, db: DriverDb, name: string): FileRouter {
+export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, db: DriverDb, name: string, auth?: BearerAuth): FileRouter {
   const router = api.routers[name] as RouterDeclaration
   const pointer = `/routers/${escapePointer(name)}`
   const model = catalog.input(router.model)
   const modelOut = catalog.output(router, name)
-  const scope = router.scope === undefined ? undefined : toScope(router.scope, api.models[router.model]!.properties[router.scope.field]!)
+  const scope = router.scope === undefined ? undefined : toScope(router.scope, api.models[router.model]!.properties[router.scope.field]!, auth)
+  const first = [...(auth !== undefined && api.auth !== undefined && api.auth.required !== false ? [authenticated(auth)] : []), ...(scope === undefined ? [] : [scope.check])]
   const { bodyLimit: _, ...defaults } = api.limits ?? {}
   const limits = { ...defaults, ...router.limits }
   const options: CRUDRouterOptions & { prefix: string } = {
@@ -39,7 +44,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     ...sharedOptions(router),
     ...limits,
     ...toDisabled(router.disable),
-    ...toDependencies(router.guards, scope?.check),
+    ...toDependencies(router.guards, first, auth),
     ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? 'ignore', clientIdsUnderScope: router.scope?.clientIds ?? 'refuse' }),
     populates: (router.populates ?? []).map((populate) => {
       const target = api.routers[populate.router]!
@@ -61,7 +66,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
         localField: lookup.localField ?? '_id',
         foreignField: lookup.foreignField,
         ...toDisabled(lookup.disable),
-        ...toDependencies(lookup.guards, undefined),
+        ...toDependencies(lookup.guards, [], auth),
       })
     }),
     embeds: (router.embeds ?? []).map((embed) => {
@@ -71,7 +76,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
         ...(out === undefined ? {} : { modelOut: out }),
         embedName: embed.name,
         ...toDisabled(embed.disable),
-        ...toDependencies(embed.guards, undefined, EMBED_ROUTES),
+        ...toDependencies(embed.guards, [], auth, EMBED_ROUTES),
       })
     }),
   }

@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util'
+import type { LogLevel } from '../api-file/api-file.js'
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 export interface ServeCommand {
   command: 'serve' | 'check'
@@ -11,11 +14,13 @@ export interface ServeCommand {
   data: string | undefined
   /** FMC_SECRET: what every router seals its page cursors and keys its ETags with (default: random per process). */
   secret?: string
+  /** `--log-level`: the logger's level, over the file's `logLevel`. */
+  logLevel?: LogLevel
 }
 
 type CliCommand = ServeCommand | { command: 'help' }
 
-export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data]
+export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data] [--log-level info]
        fastify-mongo-crud check <api.json>
 
   serve   Serves the API the file declares, with its docs at /docs and /redoc.
@@ -24,6 +29,8 @@ export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [
   --port  TCP port (default: PORT, else 8000; 0 picks a free one).
   --host  Interface to listen on (default: HOST, else 127.0.0.1).
   --data  Data directory of the embedded engine (created if missing).
+  --log-level  fatal, error, warn, info (every request), debug, trace or silent
+          (default: the file's logLevel, else warn).
 
   The database: --data, else MONGODB_URI (MongoDB), else FMC_DATA_DIR (embedded engine), else the
   file's "database", else the embedded engine in memory. The embedded engine is the package
@@ -55,11 +62,21 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
   const port = Number(portText)
   if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`The port must be an integer from 0 to 65535, got ${JSON.stringify(portText)}`)
   if (values.data === '') throw new UsageError('--data must not be empty')
+  const logLevel = values['log-level'] as LogLevel | undefined
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`)
   const secret = env['FMC_SECRET']
   if (secret !== undefined && secret.length < SECRET_CHARACTERS) {
     throw new UsageError(`FMC_SECRET must be a secret of at least ${SECRET_CHARACTERS} characters, got one of ${secret.length}`)
   }
-  return { command, file, port, host: values.host ?? (env['HOST'] || '127.0.0.1'), data: values.data, ...(secret === undefined ? {} : { secret }) }
+  return {
+    command,
+    file,
+    port,
+    host: values.host ?? (env['HOST'] || '127.0.0.1'),
+    data: values.data,
+    ...(secret === undefined ? {} : { secret }),
+    ...(logLevel === undefined ? {} : { logLevel }),
+  }
 }
 
 function parse(argv: readonly string[]) {
@@ -71,6 +88,7 @@ function parse(argv: readonly string[]) {
       port: { type: 'string' },
       host: { type: 'string' },
       data: { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

@@ -1,4 +1,5 @@
 import { loadApiFile } from '../api-file/load-api-file.js'
+import { accessChecks } from '../api-file/to-openapi-options.js'
 import { verifyApiFileAt } from '../api-file/verify-api-file.js'
 import type { ServeCommand } from './parse-serve-args.js'
 import { startApi } from './start-api.js'
@@ -28,8 +29,14 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+  const trusted = [...new Set([...accessChecks(loaded.api)].map((check) => check.header.toLowerCase()))]
+  // Said at every start: anyone who reaches the port can send these headers.
+  if (trusted.length > 0) {
+    log(`fastify-mongo-crud: guards and scopes trust the headers ${trusted.join(', ')} as they arrive: serve behind a gateway that sets them, or verify tokens with 'auth'`)
+  }
   log(`fastify-mongo-crud: listening on ${served.origin} (${served.database})`)
-  log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc. Ctrl-C stops.`)
+  // The document is what client generators read (docs/clients.md).
+  log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc, OpenAPI document at ${served.origin}/openapi.json. Ctrl-C stops.`)
   await stopped
   await served.close()
   log('fastify-mongo-crud: stopped')

@@ -14,12 +14,16 @@ export interface ServedApi {
   close(): Promise<void>
 }
 
-/** Opens the database the command and the environment choose, builds the file's app on it and listens. */
-export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data' | 'secret'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
+/** Opens the database the command and the environment choose, builds the file's app on it (`auth.secretEnv` read from `env`) and listens. */
+export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data' | 'secret' | 'logLevel'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
   const database = await openDatabase(chooseDatabase(loaded, command.data, env))
   let app: FastifyInstance
   try {
-    app = await buildApiApp(loaded, database.db, command.secret === undefined ? {} : { secret: command.secret })
+    app = await buildApiApp(loaded, database.db, {
+      env,
+      ...(command.secret === undefined ? {} : { secret: command.secret }),
+      ...(command.logLevel === undefined ? {} : { logLevel: command.logLevel }),
+    })
     await app.listen({ port: command.port, host: command.host })
   } catch (error) {
     await database.close()

@@ -1,5 +1,6 @@
 import type { RouteOptions } from 'fastify'
 import type { PageLimits } from '../query/parse-page.js'
+import { isGroupsUrl } from '../route-names.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 
 /**
@@ -17,7 +18,7 @@ const MAX_LISTED_PATHS = 200
  * What `filters` says on a list that ignores it: a scoped list whose router does not AND client filters
  * with the scope (the default). Clients would otherwise read a filtered answer into a whole one.
  */
-const FILTERS_IGNORED =
+export const FILTERS_IGNORED =
   'Ignored on this list: it answers the documents the caller may access, whatever filters says (it is accepted, and not checked).'
 
 /**
@@ -28,7 +29,9 @@ const FILTERS_IGNORED =
 export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page: PageLimits, filtersIgnored = false): RouteOptions {
   const schema = route.schema as { querystring?: { properties: Record<string, object> } } | undefined
   const querystring = schema?.querystring
-  if (querystring === undefined) return route
+  // Only a list's query is documented here: GET one's (`fields` alone) gained untyped `skip`, `limit`, `sort_by`
+  // and `order_by` parameters it does not take. A `_groups` route documents its own (routes/groups-route.ts).
+  if (querystring?.properties['skip'] === undefined || isGroupsUrl(route.url)) return route
   const { skip, limit, sort_by, order_by, filters, ...rest } = querystring.properties
   const paths = sortablePaths(sortable)
   const limitExample = Math.min(page.defaultLimit ?? 20, page.maxLimit ?? 20)

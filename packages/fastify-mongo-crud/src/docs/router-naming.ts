@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify'
 import pluralize from 'pluralize'
 import type { AppRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
-import { ROUTE_NAMES, type RouteName } from '../route-names.js'
+import { isEventsUrl, isGroupsUrl, ROUTE_NAMES, type RouteName } from '../route-names.js'
 
 /**
  * How a router (or a lookup or embed under it) is named in its operationIds and summaries: a plural
@@ -97,9 +97,26 @@ function routeKindOf(route: Pick<RouteOptions, 'method' | 'url'>): RouteName {
 
 /** The route with its operationId and summary, named after the router (and the parent, for a child route). */
 export function withNames(route: RouteOptions, naming: Naming, parent?: Naming): RouteOptions {
+  if (isGroupsUrl(route.url)) return { ...route, schema: { ...(route.schema as Record<string, unknown>), ...groupsNames(naming, parent) } }
+  if (isEventsUrl(route.url)) return { ...route, schema: { ...(route.schema as Record<string, unknown>), ...eventsNames(naming) } }
   const kind = routeKindOf(route)
   const schema = { ...(route.schema as Record<string, unknown>), operationId: operationIdOf(kind, naming, parent), summary: summaryOf(kind, naming, parent) }
   return { ...route, schema }
+}
+
+/**
+ * A `_groups` route's operationId and summary: `groupUsers` ("Group users"), `groupUserMessages` ("Group
+ * the messages of one user"). Unique where the list's operationId is: the same names, another verb.
+ */
+function groupsNames(naming: Naming, parent?: Naming): { operationId: string, summary: string } {
+  const operationId = `group${parent === undefined ? capitalize(naming.plural) : capitalize(parent.singular) + capitalize(naming.plural)}`
+  const summary = parent === undefined ? `Group ${words(naming.plural)}` : `Group the ${words(naming.plural)} of one ${words(parent.singular)}`
+  return { operationId, summary }
+}
+
+/** An `_events` route's operationId and summary: `watchUsers` ("Watch users"), unique where the list's is. */
+function eventsNames(naming: Naming): { operationId: string, summary: string } {
+  return { operationId: `watch${capitalize(naming.plural)}`, summary: `Watch ${words(naming.plural)}` }
 }
 
 /**

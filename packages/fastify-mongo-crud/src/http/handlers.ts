@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { PATCH_MEDIA_TYPES, patchMediaType } from '../patch/patch-media-types.js'
+import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQueryString } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
 import { createOnly, notModified, sendETag } from '../routes/conditional-request.js'
@@ -21,6 +23,17 @@ export function listHandler(resource: Resource, streams: StreamGate): Handler {
   return async (request, reply) => {
     const list = await resource.list({ request, reply }, request.query as ListQueryString)
     return serveList(request, reply, list.query, list.source, resource.presenter, streams, list.onPage)
+  }
+}
+
+/**
+ * GET _groups: one JSON array (at most `maxGroups` groups, never streamed). Its values are those the
+ * database computed, sent as they are: the route's schema documents them, with the model's types.
+ */
+export function groupsHandler(resource: Resource): Handler {
+  return async (request, reply) => {
+    const groups = await resource.groups({ request, reply }, request.query as GroupsQueryString)
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(groups))
   }
 }
 
@@ -53,6 +66,22 @@ export function writeHandler(resource: Resource, param: string, operation: 'repl
   return async (request, reply) => {
     const caller = { request, reply }
     const doc = await write(caller, pathId(request, param), request.body as WireDoc, { ifMatch: request.headers['if-match'] })
+    sendETag(reply, doc, resource.tagKey(caller))
+    return resource.present(doc, caller)
+  }
+}
+
+/**
+ * PATCH: by its `Content-Type`, the fields sent are set (`application/json`, `writeHandler`), or a
+ * merge patch or JSON Patch is applied (docs/patch.md). The parser let no other type through (415).
+ */
+export function patchHandler(resource: Resource, param: string): Handler {
+  const update = writeHandler(resource, param, 'update')
+  return async (request, reply) => {
+    const type = patchMediaType(request.headers['content-type'])
+    if (type === undefined || type === PATCH_MEDIA_TYPES.json) return update(request, reply)
+    const caller = { request, reply }
+    const doc = await resource.patch(caller, pathId(request, param), type, request.body, { ifMatch: request.headers['if-match'] })
     sendETag(reply, doc, resource.tagKey(caller))
     return resource.present(doc, caller)
   }

@@ -22,6 +22,12 @@ export const DEFAULT_FILTER_LIMITS: FilterLimits = {
   regexOptions: 'imsx',
 }
 
+/** The most groups one `_groups` answer holds unless the router says otherwise. */
+export const DEFAULT_MAX_GROUPS = 1000
+
+/** The most operations one `_batch` request carries unless the router says otherwise (docs/batch.md). */
+export const DEFAULT_MAX_BATCH_OPERATIONS = 100
+
 /** Keys people carry over from the Python original or guess; each names its replacement. */
 const RENAMED: Record<string, string> = {
   collection_name: 'collectionName',
@@ -83,6 +89,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     filterLimits: resolveFilterLimits(plain.filterLimits),
     maxStreams: plain.maxStreams,
     streamIdleTimeout: plain.streamIdleTimeout,
+    maxGroups: plain.maxGroups ?? DEFAULT_MAX_GROUPS,
+    maxBatchOperations: plain.maxBatchOperations ?? DEFAULT_MAX_BATCH_OPERATIONS,
     defaultSort: plain.defaultSort === undefined ? undefined : Object.freeze({ field: plain.defaultSort.field, direction: plain.defaultSort.direction ?? 1 }),
     cursorSecret: resolveCursorSecret(raw['cursorSecret']),
     etagKey: plain.etagKey,

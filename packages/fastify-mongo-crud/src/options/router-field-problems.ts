@@ -28,22 +28,24 @@ const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN)
 export function routerFieldProblems(facts: RouterFieldFacts): OptionProblem[] {
   const problems: OptionProblem[] = []
   const fields = new Set(facts.fields)
+  // Every message lists the fields the option may name, so that a misspelt one is put right at once.
+  const listed = `(${facts.fields.filter((field) => field !== 'id').join(', ')})`
   const identifier = facts.identifierField
   if (identifier !== undefined && identifier !== '_id' && (!IDENTIFIER.test(identifier) || !fields.has(identifier))) {
-    problems.push({ path: ['identifierField'], message: `'identifierField' must be '_id' or a top-level field of the model, received ${JSON.stringify(identifier)}` })
+    problems.push({ path: ['identifierField'], message: `'identifierField' must be '_id' or a top-level field of the model ${listed}, received ${JSON.stringify(identifier)}` })
   }
   facts.indexes?.forEach((index, position) => {
     for (const field of Object.keys(index.key)) {
       const segments = field.split('.')
       if (field === '_id' || (fields.has(segments[0]!) && !segments.some((segment) => segment === '' || segment.startsWith('$')))) continue
-      problems.push({ path: ['indexes', position, 'key', field], message: `'indexes[${position}]'.key names '${field}', which is not '_id' or a field of the model`, onKey: true })
+      problems.push({ path: ['indexes', position, 'key', field], message: `'indexes[${position}]'.key names '${field}', which is not '_id' or a field of the model ${listed}`, onKey: true })
     }
   })
   for (const key of ['filterable', 'sortable'] as const) {
     facts[key]?.forEach((path, position) => {
       const top = path.split('.')[0]!
       if (top !== 'id' && top !== '_id' && !fields.has(top)) {
-        problems.push({ path: [key, position], message: `'${key}[${position}]' names '${path}', which is not 'id' or a field of the model` })
+        problems.push({ path: [key, position], message: `'${key}[${position}]' names '${path}', which is not 'id' or a field of the model ${listed}` })
       }
     })
   }

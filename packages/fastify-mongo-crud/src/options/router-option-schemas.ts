@@ -81,6 +81,8 @@ export const RouterOptionSchemas = {
   maxTimeMS: limit(1, 'Server-side time limit of every query, in milliseconds.'),
   maxStreams: limit(1, 'Streamed lists served at once by a router (past it, 503; default 64).'),
   streamIdleTimeout: limit(1, 'Milliseconds a streamed list waits for a client that stopped reading (default 30000).'),
+  maxGroups: limit(1, "Most groups one answer of <prefix>/_groups holds: its largest 'limit', and without a limit more groups are refused (422; default 1000)."),
+  maxBatchOperations: limit(1, 'Most operations one request to <prefix>/_batch carries (past it, 422; default 100).'),
   filterLimits: Type.Optional(FilterLimitsSchema),
   etagKey: Type.Optional(
     Type.String({
@@ -105,4 +107,4 @@ export type PlainRouterOptions = Static<typeof PlainRouterOptionsSchema>
 export type PlainRouterOptionKey = keyof typeof RouterOptionSchemas
 
 /** The limits of a router's lists, which the API file groups under `limits`. */
-export const LIMIT_KEYS = ['defaultLimit', 'maxLimit', 'maxSkip', 'maxTimeMS', 'maxStreams', 'streamIdleTimeout'] as const satisfies readonly PlainRouterOptionKey[]
+export const LIMIT_KEYS = ['defaultLimit', 'maxLimit', 'maxSkip', 'maxTimeMS', 'maxStreams', 'streamIdleTimeout', 'maxGroups', 'maxBatchOperations'] as const satisfies readonly PlainRouterOptionKey[]

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import type { Dependency, FilterDependency, RouteDependencies } from '../dependency.js'
-import type { InModel, MongoModelSchema, OutModel, Static } from '../models.js'
+import type { CheckedScope, Dependency, ReadRequest, RouteDependencies, ScopeFilter } from '../dependency.js'
+import type { FieldNames, FieldPath, IdentifierField } from '../field-names.js'
+import type { InModel, MongoModelSchema, OutModel } from '../models.js'
 import type { FilterLimits } from '../query/parse-filter.js'
 import type { CRUDEmbed } from '../relations/crud-embed.js'
 import type { CRUDLookup } from '../relations/crud-lookup.js'
@@ -9,43 +10,51 @@ import type { RouteName } from '../route-names.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { PlainRouterOptions } from './router-option-schemas.js'
 
-/** `'_id'`, or a top-level field of the model other than `id` (the API name of `_id`: say `'_id'`). */
-export type IdentifierField<M extends InModel> = '_id' | Exclude<keyof Static<M> & string, 'id'>
+/** A field path of the stored model that an index may cover (a `FieldPath`). */
+export type IndexField<M extends InModel> = FieldPath<M>
 
-/** A field path of the stored model that an index may cover: `'_id'`, a model field, or a dotted path under one. */
-export type IndexField<M extends InModel> = '_id' | (keyof Static<M> & string) | `${keyof Static<M> & string}.${string}`
+// The options below name the fields as `FieldNames<M>[...]`, not through these aliases: TypeScript shows
+// an imported alias by its name (`FieldPath<TObject<...>>`) in errors, and the lookup by the names it holds.
+export type { FieldPath, IdentifierField }
 
 /**
  * An index the router declares on its collection at registration (`createIndex`, idempotent), on
  * MongoDB and on the embedded engine alike. `key` maps stored field paths to 1 (ascending) or -1.
  */
 export interface RouterIndex<M extends InModel = InModel> {
-  key: Partial<Record<IndexField<M>, 1 | -1>>
+  key: { [F in FieldNames<M>['path']]?: 1 | -1 }
   unique?: boolean
   name?: string
 }
 
 /**
  * Options of `CRUDRouter`, typed after the input model `M` and the output model `O` (both inferred from
- * what `app.register(CRUDRouter, { ... })` receives). The plain keys (collectionName, prefix, tags,
- * name, singular, filterable, sortable, defaultSort, the limits, notFoundStatus, the disable* keys...)
- * are those of router-option-schemas.ts, where each is described; the keys typed after the models
- * are declared here.
+ * what `app.register(CRUDRouter, { ... })` receives), and `S`, what `filterDependency` returns (inferred
+ * there too, so that its keys are checked against the model). The plain keys (collectionName, prefix,
+ * tags, name, singular, the limits, notFoundStatus, the disable* keys...) are those of
+ * router-option-schemas.ts, where each is described; the keys typed after the models are declared here.
  */
-export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutModel = OutModel>
+export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutModel = OutModel, S extends ScopeFilter<M> = ScopeFilter<M>>
   extends RouteDependencies<M>,
-    Omit<PlainRouterOptions, 'identifierField' | 'indexes'> {
+    Omit<PlainRouterOptions, 'identifierField' | 'indexes' | 'filterable' | 'sortable' | 'defaultSort'> {
   model: M
   db: DriverDb
   /** `'_id'` (default) or a top-level field of the model, unique. */
-  identifierField?: IdentifierField<M>
+  identifierField?: FieldNames<M>['identifier']
   /** Indexes created on the collection at registration; an `identifierField` gets its unique index without one. */
   indexes?: RouterIndex<M>[]
+  /** Fields clients may filter on (default: the output model's). */
+  filterable?: FieldNames<M>['path'][]
+  /** Fields clients may sort on (default: the output model's). */
+  sortable?: FieldNames<M>['path'][]
+  /** The list's order when a request sends no sort_by: a sortable field, direction 1 (default) or -1. */
+  defaultSort?: { field: FieldNames<M>['path'], direction?: 1 | -1 }
   modelOut?: O
   lookups?: CRUDLookup[]
   embeds?: CRUDEmbed[]
   populates?: CRUDPopulate[]
-  filterDependency?: FilterDependency<M>
+  /** Returns the filter that scopes every route of the router (a `FilterDependency`); its keys are checked against the model. */
+  filterDependency?: (request: FastifyRequest<ReadRequest>) => CheckedScope<M, S> | Promise<CheckedScope<M, S>>
   /**
    * Secret that seals the list's page cursors (at least 32 characters or bytes). Default: random per
    * process, so set it when several instances serve one API: a cursor from one must work on the others.
@@ -83,6 +92,9 @@ export interface ResolvedRouterOptions {
   readonly filterLimits: Readonly<FilterLimits>
   readonly maxStreams: number | undefined
   readonly streamIdleTimeout: number | undefined
+  /** The most groups one `_groups` answer holds (query/parse-group-query.ts). */
+  readonly maxGroups: number
+  readonly maxBatchOperations: number
   readonly defaultSort: { readonly field: string, readonly direction: 1 | -1 } | undefined
   readonly cursorSecret: string | Buffer | undefined
   readonly etagKey: string | undefined

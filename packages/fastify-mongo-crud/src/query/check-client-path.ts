@@ -10,7 +10,7 @@ import { invalidFilter, invalidQuery } from '../errors.js'
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype', '_bsontype'])
 
 /** The query parameters in which clients name paths; every refusal names its parameter. */
-type PathParameter = 'filters' | 'sort_by' | 'fields'
+type PathParameter = 'filters' | 'sort_by' | 'fields' | 'by' | 'metrics'
 
 function refuse(parameter: PathParameter, detail: string): Error {
   // Filters keep their own error code (FMC_ERR_FILTER_INVALID); the other parameters are the query's.

@@ -1,8 +1,15 @@
 import { HTTPException, SetupError } from '../errors.js'
 import type { ResolvedRouterOptions } from '../options.js'
+import type { ShapeNode } from '../schema/shape-node.js'
 import type { ListQueryString, SortSpec } from './list-query.js'
 import type { ListSpec } from './parse-client-query.js'
 import { parseSort } from './parse-sort.js'
+
+/** `: id, name, age`: the top-level fields clients may sort on, for the message of a misspelt one. */
+function sortableFields(sortable: ShapeNode): string {
+  if (sortable.kind !== 'object') return ''
+  return `: ${[...sortable.fields.keys()].map((field) => (field === '_id' ? 'id' : field)).join(', ')}`
+}
 
 /**
  * The router's `defaultSort`, checked at registration by the very rule a request's `sort_by` meets,
@@ -15,7 +22,7 @@ export function defaultSorter(option: ResolvedRouterOptions['defaultSort'], spec
     parseSort({ sort_by: option.field }, spec.sortable, isDocument)
   } catch (error) {
     if (!(error instanceof HTTPException)) throw error
-    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: 'defaultSort.field' ${JSON.stringify(option.field)} is not a sortable field (see 'sortable')`)
+    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: 'defaultSort.field' ${JSON.stringify(option.field)} is not a sortable field (see 'sortable'${sortableFields(spec.sortable)})`)
   }
   return (query) => {
     const sort = parseSort({ ...query, sort_by: option.field }, spec.sortable, isDocument)!

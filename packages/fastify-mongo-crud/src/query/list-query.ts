@@ -67,6 +67,16 @@ const PARAMETER_MESSAGES: Record<string, string> = {
   filters: 'filters must be given once, as a JSON object',
   fields: 'fields must be given once, as a comma-separated list of field names',
   cursor: 'cursor must be given once, as the Link header gave it',
+  // The `_groups` route's own parameters (query/group-query.ts).
+  by: 'by must be given once, naming the fields to group by, comma-separated (by=city,role)',
+  metrics: 'metrics must be given once, as a comma-separated list such as count,sum:age',
+}
+
+/** The `detail` for the first issue of a querystring that failed the schema (a missing parameter is named by `required`). */
+export function queryIssueDetail(issue: { instancePath: string, keyword: string, params: object } | undefined): string {
+  const missing = issue?.keyword === 'required' ? (issue.params as { missingProperty?: unknown }).missingProperty : undefined
+  const parameter = missing === undefined ? String(issue?.instancePath.split('/')[1] ?? 'query') : String(missing)
+  return queryIssueMessage(parameter, issue?.keyword)
 }
 
 /** The `detail` for a querystring that failed the schema, naming the parameter. */

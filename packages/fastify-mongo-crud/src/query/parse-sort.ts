@@ -9,6 +9,20 @@ import type { ListQueryString, SortSpec } from './list-query.js'
  * The direction is validated even without `sort_by`, so a typo never passes unnoticed.
  */
 export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument: boolean): SortSpec | undefined {
+  const direction = parseDirection(query)
+  if (query.sort_by === undefined || query.sort_by === '') return undefined
+  // Checked before the shape is asked: below an open field (`Type.Record`) the shape accepts any name.
+  const segments = checkClientPath('sort_by', query.sort_by)
+  // The query names the identifier `id`, as clients do (the store sorts by `_id`); the shapes name it `_id`.
+  const identifier = (segments[0] === 'id' || segments[0] === '_id') && isDocument
+  if (identifier) segments[0] = '_id'
+  if (nodeAt(visible, segments) === undefined) throw invalidQuery(`sort_by: field "${query.sort_by}" is not sortable`)
+  if (identifier) segments[0] = 'id'
+  return { path: segments.join('.'), direction: direction ?? 1 }
+}
+
+/** The direction `order_by` or `sort_dir` sends (they must agree when both are sent); undefined when neither is. */
+export function parseDirection(query: Pick<ListQueryString, 'order_by' | 'sort_dir'>): 1 | -1 | undefined {
   let direction: 1 | -1 | undefined
   if (query.order_by !== undefined) {
     const order = query.order_by.toUpperCase()
@@ -20,13 +34,5 @@ export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument
     if (direction !== undefined && direction !== query.sort_dir) throw invalidQuery('order_by and sort_dir disagree')
     direction = query.sort_dir
   }
-  if (query.sort_by === undefined || query.sort_by === '') return undefined
-  // Checked before the shape is asked: below an open field (`Type.Record`) the shape accepts any name.
-  const segments = checkClientPath('sort_by', query.sort_by)
-  // The query names the identifier `id`, as clients do (the store sorts by `_id`); the shapes name it `_id`.
-  const identifier = (segments[0] === 'id' || segments[0] === '_id') && isDocument
-  if (identifier) segments[0] = '_id'
-  if (nodeAt(visible, segments) === undefined) throw invalidQuery(`sort_by: field "${query.sort_by}" is not sortable`)
-  if (identifier) segments[0] = 'id'
-  return { path: segments.join('.'), direction: direction ?? 1 }
+  return direction
 }

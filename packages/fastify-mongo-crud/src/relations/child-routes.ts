@@ -1,16 +1,20 @@
 import type { RouteOptions } from 'fastify'
-import { createHandler, deleteHandler, getHandler, listHandler, writeHandler } from '../http/handlers.js'
+import { createHandler, deleteHandler, getHandler, groupsHandler, listHandler, patchHandler, writeHandler } from '../http/handlers.js'
 import type { MongoModelSchema } from '../models.js'
 import type { RouteName } from '../options.js'
+import { patchBodySchema } from '../patch/patch-media-types.js'
 import { listQuerySchema } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
+import { GROUPS_SEGMENT } from '../route-names.js'
 import { conditionalHeaders, etagHeader, notModifiedResponse, preconditionFailedResponse } from '../routes/conditional-request.js'
+import { groupsRouteSchema } from '../routes/groups-route.js'
 import { nextLinkHeader } from '../routes/list-page.js'
 import { locationHeader } from '../routes/location.js'
 import { oneQuerySchema } from '../routes/read.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { countHeaders, preferHeaderSchema } from '../routes/total-count.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
+import { requestBody } from '../schema/request-body.js'
 import { ref } from './child-model.js'
 import { childParams, childRouteOptions, enabledRoutes } from './parent.js'
 import type { DependencyOptions } from './relation-options.js'
@@ -43,7 +47,7 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
     return { ...base, schema: { ...base.schema, ...extra } }
   }
   const out = ref(spec.schemas.out)
-  return enabledRoutes(spec.disabled, {
+  const routes = enabledRoutes(spec.disabled, {
     GetAll: {
       method: 'GET',
       url: listUrl,
@@ -60,7 +64,7 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
         201: { ...out, description: words.created, headers: { ...locationHeader, ...etagHeader } },
         422: { ...validationErrorRef, description: words.createRefused },
         ...preconditionFailedResponse(`If-None-Match is \`*\` and ${words.noun === 'item' ? 'an' : 'a'} ${words.noun} with this id exists`),
-      }, { summary: `${words.add} one of the ${name}`, body: ref(spec.schemas.create), headers: conditionalHeaders('create') }),
+      }, { summary: `${words.add} one of the ${name}`, body: requestBody(spec.schemas.create), headers: conditionalHeaders('create') }),
       handler: createHandler(resource),
     },
     GetOne: {
@@ -83,7 +87,7 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
               200: { ...out, description: words.replaced, headers: etagHeader },
               422: { ...validationErrorRef, description: words.replaceRefused },
               ...changed,
-            }, { summary: `Replace one of the ${name}`, body: ref(spec.schemas.replace), headers: conditionalHeaders('write') }),
+            }, { summary: `Replace one of the ${name}`, body: requestBody(spec.schemas.replace), headers: conditionalHeaders('write') }),
             handler: writeHandler(resource, param, 'replace'),
           },
         }),
@@ -94,8 +98,8 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
         200: { ...out, description: words.updated, headers: etagHeader },
         422: { ...validationErrorRef, description: words.updateRefused },
         ...changed,
-      }, { summary: `Update part of one of the ${name}`, body: ref(spec.schemas.patch), headers: conditionalHeaders('write') }),
-      handler: writeHandler(resource, param, 'update'),
+      }, { summary: `Update part of one of the ${name}`, body: patchBodySchema(ref(spec.schemas.patch)), headers: conditionalHeaders('write') }),
+      handler: patchHandler(resource, param),
     },
     DeleteOne: {
       method: 'DELETE',
@@ -108,4 +112,7 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
       handler: deleteHandler(resource, param),
     },
   })
+  // `<list>/_groups` reads the list: it goes with it, behind the same guards (docs/groups.md).
+  const groups = groupsRouteSchema(resource.groupFields, context.options, false)
+  return spec.disabled.has('GetAll') ? routes : [...routes, { method: 'GET', url: `${listUrl}/${GROUPS_SEGMENT}`, ...options('GetAll', false, groups.responses, groups.extra), handler: groupsHandler(resource) }]
 }

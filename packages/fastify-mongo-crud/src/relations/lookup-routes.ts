@@ -14,7 +14,7 @@ import { buildChildRoutes } from './child-routes.js'
 import type { CRUDLookup } from './crud-lookup.js'
 import { READS_PARENT } from './parent.js'
 
-const CHILD_PARAM = 'child_id'
+export const CHILD_PARAM = 'child_id'
 
 /** A lookup resolved at registration: its store, models and the create body without the foreign field. */
 export interface LookupPlan {

@@ -41,9 +41,7 @@ export function childRouteOptions(
   params: object,
   responses: Record<number, object>
 ) {
-  const dependencies = [
-    ...new Set([...parentRoutes.flatMap((route) => context.options.dependencies[route]), ...own[`dependencies${name}`]]),
-  ]
+  const dependencies = childDependencies(context, own, name, parentRoutes)
   const security = routeSecurity([...dependencies, context.options.filterDependency])
   const schema: Record<string, unknown> = {
     tags: [...context.options.tags],
@@ -59,6 +57,11 @@ export function childRouteOptions(
     await dependency(request, reply)
   })
   return preValidation.length > 0 ? { schema, preValidation } : { schema }
+}
+
+/** The dependencies a child route runs: the parent's for `parentRoutes`, then its own; each function once, at its first place. */
+export function childDependencies(context: RouterContext, own: Required<DependencyOptions>, name: RouteName, parentRoutes: readonly RouteName[]) {
+  return [...new Set([...parentRoutes.flatMap((route) => context.options.dependencies[route]), ...own[`dependencies${name}`]])]
 }
 
 /** The child routes a declaration keeps: those its `disable*` keys leave out are never registered. */

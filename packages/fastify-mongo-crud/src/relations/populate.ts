@@ -4,6 +4,7 @@ import { appRegistry } from '../app-registry.js'
 import { SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
 import type { ResolvedRouterOptions } from '../options.js'
+import { Pacer } from '../routes/pacer.js'
 import type { Caller } from '../routes/router-context.js'
 import { buildShape, nodeAt, type ShapeNode } from '../schema/model-shape.js'
 import { createCollectionStore } from '../store/collection-store.js'
@@ -18,8 +19,9 @@ export interface Populator {
   /** Schemas the output schema refers to, to register as components. */
   readonly schemas: readonly TSchema[]
   /**
-   * One `$in` query per populated field for the whole page, never one per document, read as the
-   * router serving the target collection would answer it to `caller` (relations/populate-reader.ts).
+   * One `$in` query per populated field for the whole page (one per 5,000 distinct ids), never one per
+   * document, read as the router serving the target collection would answer it to `caller`
+   * (relations/populate-reader.ts).
    */
   populate(docs: WireDoc[], caller: Caller): Promise<WireDoc[]>
   /**
@@ -46,6 +48,8 @@ interface PlannedPopulate {
  * first ones. A stored array of ids can be long (clients write it); what one request reads must not be.
  */
 const MAX_POPULATED_IDS = 1000
+/** The ids one `$in` query reads at most: a page referencing more is read in several queries, one after another. */
+const IDS_PER_QUERY = 5000
 
 const fail = (message: string) => new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: ${message}`)
 
@@ -93,10 +97,20 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
       return warnings
     },
     async populate(docs, caller) {
+      // A page can reference many documents (1,000 ids each): its loops let the event loop run between slices.
+      const pacer = new Pacer()
       for (const { field, many, read } of planned) {
-        const ids = docs.flatMap((doc) => idsIn(doc[field]))
-        if (ids.length === 0) continue
-        const found = new Map((await read(ids, caller)).map((doc) => [doc['id'] as string, doc]))
+        const ids = new Set<string>()
+        for (const doc of docs) {
+          for (const id of idsIn(doc[field])) ids.add(id)
+          await pacer.pace()
+        }
+        if (ids.size === 0) continue
+        const found = new Map<string, WireDoc>()
+        const wanted = [...ids]
+        for (let start = 0; start < wanted.length; start += IDS_PER_QUERY) {
+          for (const doc of await read(wanted.slice(start, start + IDS_PER_QUERY), caller)) found.set(doc['id'] as string, doc)
+        }
         for (const doc of docs) {
           const value = doc[field]
           if (value === undefined) continue
@@ -104,6 +118,7 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
           doc[field] = many
             ? idsIn(value).flatMap((id) => found.get(id) ?? [])
             : typeof value === 'string' ? (found.get(value) ?? null) : null
+          await pacer.pace()
         }
       }
       return docs

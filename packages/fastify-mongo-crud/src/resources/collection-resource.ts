@@ -1,14 +1,20 @@
 import { notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
+import { patchDocument } from '../patch/patch-document.js'
 import type { Filter } from '../query/filter.js'
+import { groupFields } from '../query/group-fields.js'
+import type { GroupSpec } from '../query/parse-group-query.js'
 import { bodyWithoutId } from '../routes/body-id.js'
 import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-request.js'
-import { mainListPage, parseListQuery } from '../routes/list.js'
+import { listFilter, mainListPage, parseListQuery } from '../routes/list.js'
 import { prepareListPage } from '../routes/list-page.js'
+import { refuseReservedId } from '../routes/reserved-segments.js'
 import type { Caller, RouterContext } from '../routes/router-context.js'
 import { checkCreateInScope, scopedWrite } from '../routes/scoped-write.js'
 import type { ListPresenter } from '../routes/serve-list.js'
+import { routerRefs } from '../schema/router-refs.js'
 import type { DocChanges, WireDoc } from '../store/store.js'
-import type { Preconditions, Resource } from './resource.js'
+import type { PatchModel, Preconditions, Resource } from './resource.js'
+import { runGroups } from './run-groups.js'
 import { writeOrExplain } from './write-or-explain.js'
 
 /**
@@ -16,10 +22,12 @@ import { writeOrExplain } from './write-or-explain.js'
  * their references populated. Every write's result is checked against the scope in the write itself
  * (routes/scoped-write.ts), and `If-Match` is part of the write too (compare-and-swap).
  */
-export function collectionResource(context: RouterContext, presenter: ListPresenter): Resource {
+export function collectionResource(context: RouterContext, presenter: ListPresenter, patching: PatchModel): Resource {
   const { store, options } = context
   const pageSpec = mainListPage(context)
   const { keepOnReplace, replaced } = replaceRules(context)
+  // Grouped by what the list filters on; documented with the output model's types (the stored model's for a hidden field `filterable` lists).
+  const groups: GroupSpec = { fields: groupFields(context.visible, [options.modelOut ?? options.model, options.model], routerRefs(options)), maxGroups: options.maxGroups, page: options }
 
   async function itemOf(caller: Caller, id: string, refused: () => Error): Promise<Filter> {
     const filter = await context.itemFilter(caller.request, id)
@@ -47,16 +55,20 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       const page = await prepareListPage(pageSpec, caller, await parseListQuery(context, caller.request, raw), raw)
       return { ...page, source: store }
     },
+    groupFields: groups.fields,
+    groups: (caller, raw) => runGroups(groups, raw, () => listFilter(context, caller.request, raw.filters), store.groups),
     async get(caller, id, fields) {
       const doc = await store.findOne(await itemOf(caller, id, () => context.notFound()), fields)
       if (doc === undefined) throw context.notFound()
       return doc
     },
     async create(caller, body, pre) {
+      if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
       await checkCreateInScope(context, caller.request, body)
       return writeOrExplain(() => store.insert(body), pre.createOnly === true ? exists : notCreated)
     },
     replace(caller, id, body, pre) {
+      if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
       const doc = bodyWithoutId(body, id, options.identifierField)
       return write(caller, id, { after: doc, isKnown: replaced }, pre, (filter, unchanged) => store.replace(filter, doc, keepOnReplace, unchanged), notReplaced)
     },
@@ -70,6 +82,9 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       const filter = await itemOf(caller, id, notDeleted)
       const unchanged = await checkIfMatch(pre.ifMatch, context.etagKey, () => store.findSnapshot(filter), notDeleted)
       if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+    },
+    patch(caller, id, type, patch, pre) {
+      return patchDocument({ ...patching, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: (c: Caller, i: string) => this.get(c, i), write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

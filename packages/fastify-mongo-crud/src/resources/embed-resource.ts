@@ -1,9 +1,13 @@
 import { notCreated, notDeleted, notUpdated } from '../errors.js'
+import { patchDocument } from '../patch/patch-document.js'
 import type { Filter } from '../query/filter.js'
+import { groupFields } from '../query/group-fields.js'
 import type { ListQuery } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import { parseFilter } from '../query/parse-filter.js'
+import type { GroupSpec } from '../query/parse-group-query.js'
 import type { EmbedPlan } from '../relations/embed-routes.js'
 import { parentFilter } from '../relations/parent.js'
 import { bodyWithoutId } from '../routes/body-id.js'
@@ -11,8 +15,10 @@ import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-reques
 import { prepareListPage } from '../routes/list-page.js'
 import type { Caller, RouterContext } from '../routes/router-context.js'
 import type { ListPresenter, ListSource } from '../routes/serve-list.js'
+import { routerRefs } from '../schema/router-refs.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
-import type { Resource } from './resource.js'
+import type { PatchModel, Preconditions, Resource } from './resource.js'
+import { runGroups } from './run-groups.js'
 import { writeOrExplain } from './write-or-explain.js'
 
 /**
@@ -20,13 +26,15 @@ import { writeOrExplain } from './write-or-explain.js'
  * identifier and scope. Every write is one atomic update of the parent; when it matches nothing, a
  * second read tells a missing parent (not found) from a missing or duplicate item (the write's own 422).
  */
-export function embedResource(context: RouterContext, plan: EmbedPlan, presenter: ListPresenter): Resource {
+export function embedResource(context: RouterContext, plan: EmbedPlan, presenter: ListPresenter, patching: PatchModel): Resource {
   const { embed, child, items } = plan
   // `fields=` and page cursors as on the main list (routes/list-page.ts); counts read the one parent.
   const pageSpec = { selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
   const parentOf = (caller: Caller) => parentFilter(context, caller.request)
   // Tags bound to the array and the parent of the request (routes/etag.ts).
   const tagKey = (caller: Caller) => context.itemEtagKey(caller.request, embed.embedName)
+  const { filterContext } = child.listSpec
+  const groups: GroupSpec = { fields: groupFields(filterContext.visible, [child.out, child.model], routerRefs(context.options)), maxGroups: context.options.maxGroups, page: context.options }
 
   async function explainMiss(caller: Caller, refused: () => Error): Promise<never> {
     const parent = await context.store.findOne(await parentOf(caller))
@@ -39,6 +47,14 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
     return found.item
   }
   const stillThere = (parent: Filter, id: string) => async () => (await items.get(parent, id))?.item
+
+  /** The item replaced whole (what a patch computed), guarded as `update` is. */
+  async function overwrite(caller: Caller, id: string, body: WireDoc, pre: Preconditions): Promise<WireDoc> {
+    const parent = await parentOf(caller)
+    const unchanged = await checkIfMatch(pre.ifMatch, tagKey(caller), snapshot(parent, id), notUpdated)
+    const write = () => writeOrExplain(() => items.replace(parent, id, body, unchanged), notUpdated)
+    return (await guardedWrite(unchanged, write, stillThere(parent, id))) ?? explainMiss(caller, notUpdated)
+  }
 
   return {
     presenter,
@@ -54,6 +70,14 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
       const count = (filter: Filter | undefined) => countAll(source.list({ filter, skip: 0 }))
       const page = await prepareListPage({ ...pageSpec, count }, caller, parseClientQuery(raw, child.listSpec), raw, parent)
       return { ...page, source }
+    },
+    groupFields: groups.fields,
+    async groups(caller, raw) {
+      const parent = await parentOf(caller)
+      const answer = await runGroups(groups, raw, async () => parseFilter(raw.filters, filterContext), (query) => items.groups(parent, query))
+      // No group: a parent without matching items, or no parent (404, as its list answers).
+      if (answer.length === 0 && !(await items.hasParent(parent))) throw context.notFound()
+      return answer
     },
     async get(caller, id, fields) {
       const found = await items.get(await parentOf(caller), id)
@@ -76,6 +100,9 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
       const parent = await parentOf(caller)
       const unchanged = await checkIfMatch(pre.ifMatch, tagKey(caller), snapshot(parent, id), notDeleted)
       if (!(await guardedWrite(unchanged, () => items.pull(parent, id, unchanged), stillThere(parent, id)))) await explainMiss(caller, notDeleted)
+    },
+    patch(caller, id, type, patch, pre) {
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey, read: (c: Caller, i: string) => this.get(c, i), write: overwrite }, caller, id, type, patch, pre)
     },
   }
 }

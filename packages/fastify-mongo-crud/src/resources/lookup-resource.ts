@@ -1,9 +1,13 @@
 import { notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
+import { patchDocument } from '../patch/patch-document.js'
 import type { Filter } from '../query/filter.js'
 import { allOf } from '../query/filter.js'
+import { groupFields } from '../query/group-fields.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import { parseFilter } from '../query/parse-filter.js'
+import type { GroupSpec } from '../query/parse-group-query.js'
 import { lookupLink } from '../relations/lookup-link.js'
 import type { LookupPlan } from '../relations/lookup-routes.js'
 import { bodyWithoutId } from '../routes/body-id.js'
@@ -12,8 +16,10 @@ import { collectionPlace, placeKey } from '../routes/etag.js'
 import { prepareListPage } from '../routes/list-page.js'
 import type { Caller, RouterContext } from '../routes/router-context.js'
 import type { ListPresenter } from '../routes/serve-list.js'
+import { routerRefs } from '../schema/router-refs.js'
 import type { Snapshot, WireDoc } from '../store/store.js'
-import type { Preconditions, Resource } from './resource.js'
+import type { PatchModel, Preconditions, Resource } from './resource.js'
+import { runGroups } from './run-groups.js'
 import { writeOrExplain } from './write-or-explain.js'
 
 /**
@@ -22,13 +28,15 @@ import { writeOrExplain } from './write-or-explain.js'
  * value: relations/lookup-link.ts), so a child is only ever reached through its own parent; writes
  * set the foreign field from the path and never update the parent.
  */
-export function lookupResource(context: RouterContext, plan: LookupPlan, presenter: ListPresenter): Resource {
+export function lookupResource(context: RouterContext, plan: LookupPlan, presenter: ListPresenter, patching: PatchModel): Resource {
   const { lookup, child, store } = plan
   const link = lookupLink(context, lookup)
   // Counts, `fields=` and cursors as on the main list; the children filter binds a cursor to its parent.
   const pageSpec = { count: store.count, selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
   // The children's tags are those of their collection, as a router serving it would answer them.
   const key = placeKey(context.options.etagKey, collectionPlace(context.options.db, lookup.collectionName))
+  const { filterContext } = child.listSpec
+  const groups: GroupSpec = { fields: groupFields(filterContext.visible, [child.out, child.model], routerRefs(context.options)), maxGroups: context.options.maxGroups, page: context.options }
 
   /** The child of the path under its parent, or the operation's refusal; with the parent's link value. */
   async function childOf(caller: Caller, id: string, refused: () => Error) {
@@ -63,6 +71,12 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
       const page = await prepareListPage(pageSpec, caller, { ...query, filter: allOf(children, query.filter) }, raw)
       return { ...page, source: store }
     },
+    groupFields: groups.fields,
+    groups(caller, raw) {
+      // The children of the parent of the path (in the caller's scope), as the list reads them.
+      const filterOf = async () => allOf((await link.parent(caller.request)).children, parseFilter(raw.filters, filterContext))
+      return runGroups(groups, raw, filterOf, store.groups)
+    },
     async get(caller, id, fields) {
       const doc = await store.findOne((await childOf(caller, id, () => context.notFound())).filter, fields)
       if (doc === undefined) throw context.notFound()
@@ -78,6 +92,9 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
       const { filter } = await childOf(caller, id, notDeleted)
       const unchanged = await checkIfMatch(pre.ifMatch, key, () => store.findSnapshot(filter), notDeleted)
       if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+    },
+    patch(caller, id, type, patch, pre) {
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: (c: Caller, i: string) => this.get(c, i), write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

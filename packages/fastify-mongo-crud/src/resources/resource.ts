@@ -1,4 +1,7 @@
 import type { FastifyRequest } from 'fastify'
+import type { PatchMediaType } from '../patch/patch-media-types.js'
+import type { GroupFields } from '../query/group-fields.js'
+import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import type { PreparedPage } from '../routes/list-page.js'
 import type { Caller } from '../routes/router-context.js'
@@ -30,6 +33,10 @@ export interface Resource {
   present(doc: WireDoc, caller: Caller): Promise<WireDoc>
   /** The list a request asks for: its query complete (scope, parent, default sort, fields, cursor) and its source. */
   list(caller: Caller, raw: ListQueryString): Promise<ResolvedList>
+  /** What `_groups` may group by and measure (the fields the list filters on), with their model types. */
+  readonly groupFields: GroupFields
+  /** The list's documents (its filter, scope and parent) grouped and measured (docs/groups.md), as answered. */
+  groups(caller: Caller, raw: GroupsQueryString): Promise<WireDoc[]>
   /** The document of the path (only `fields` of it when given); the kind's "not found" when there is none. */
   get(caller: Caller, id: string, fields?: readonly string[]): Promise<WireDoc>
   create(caller: Caller, body: WireDoc, preconditions: Preconditions): Promise<WireDoc>
@@ -37,6 +44,16 @@ export interface Resource {
   readonly replace?: (caller: Caller, id: string, body: WireDoc, preconditions: Preconditions) => Promise<WireDoc>
   update(caller: Caller, id: string, changes: WireDoc, preconditions: Preconditions): Promise<WireDoc>
   delete(caller: Caller, id: string, preconditions: Preconditions): Promise<void>
+  /** A merge patch or a JSON Patch of the document (patch/patch-document.ts), as PATCH takes them besides `application/json`. */
+  patch(caller: Caller, id: string, type: Exclude<PatchMediaType, 'application/json'>, patch: unknown, preconditions: Preconditions): Promise<WireDoc>
+}
+
+/** What patching a kind's documents needs besides its operations: the model's check of a whole document, and the fields shown. */
+export interface PatchModel {
+  /** The PUT body's check (the model; for lookup children without the foreign field required). */
+  readonly check: (doc: WireDoc) => WireDoc
+  /** Top-level fields of the output model. */
+  readonly shown: ReadonlySet<string>
 }
 
 /** A list resolved: the query the store reads, what the page becomes before it is shown (its next `Link`). */

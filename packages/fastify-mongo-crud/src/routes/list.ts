@@ -1,11 +1,12 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
 import { listHandler } from '../http/handlers.js'
-import { allOf } from '../query/filter.js'
+import { allOf, type Filter } from '../query/filter.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
 import { PageCursors } from '../query/page-cursor.js'
 import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
+import { parseFilter } from '../query/parse-filter.js'
 import type { Resource } from '../resources/resource.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
 import { type ListPageSpec, nextLinkHeader, } from './list-page.js'
@@ -18,7 +19,7 @@ export function buildListRoute(context: RouterContext, resource: Resource, url: 
   const route = context.routeOptions('GetAll', {
     200: { type: 'array', items: context.refs.read, description: 'The matching documents', headers: { ...countHeaders, ...nextLinkHeader } },
     422: { ...validationErrorRef, description: 'Invalid query parameters' },
-    503: { ...errorRef, description: 'Too many lists are being streamed (Retry-After), or the query exceeded its time limit (maxTimeMS)' },
+    503: { ...errorRef, description: 'Too many lists are being streamed (Retry-After), the database has no memory free for this sort right now (Retry-After), or the query exceeded its time limit (maxTimeMS)' },
   })
   return {
     method: 'GET',
@@ -41,13 +42,16 @@ export function mainListPage(context: RouterContext): ListPageSpec {
 
 /** The list query of a request, under the router's scope; the service API passes its own `query`. */
 export async function parseListQuery(context: RouterContext, request: FastifyRequest, query = request.query as ListQueryString): Promise<ListQuery> {
-  if (context.options.filterDependency === undefined) return parseClientQuery(query, context.listSpec)
+  const { filters, ...rest } = query
+  return { ...parseClientQuery(rest, context.listSpec), filter: await listFilter(context, request, filters) }
+}
+
+/** What a list (and its groups) reads: the client's `filters` under the router's scope. */
+export async function listFilter(context: RouterContext, request: FastifyRequest, filters: string | undefined): Promise<Filter | undefined> {
+  const scoped = context.options.filterDependency !== undefined
   // With a scope, client filters are ignored (docs/security.md, Row scope) unless the router ANDs them with it:
   // either way the scope is never widened.
-  if (context.options.filtersUnderScope === 'and') {
-    const parsed = parseClientQuery(query, context.listSpec)
-    return { ...parsed, filter: allOf(await context.scope(request), parsed.filter) }
-  }
-  const { filters: _ignored, ...rest } = query
-  return { ...parseClientQuery(rest, context.listSpec), filter: await context.scope(request) }
+  if (scoped && context.options.filtersUnderScope !== 'and') return context.scope(request)
+  const filter = parseFilter(filters, context.filterContext)
+  return scoped ? allOf(await context.scope(request), filter) : filter
 }

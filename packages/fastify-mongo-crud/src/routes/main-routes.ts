@@ -2,6 +2,8 @@ import type { RouteOptions } from 'fastify'
 import type { RouteName } from '../options.js'
 import type { Resource } from '../resources/resource.js'
 import { buildCreateRoute } from './create.js'
+import { buildEventsRoute } from './events-route.js'
+import { buildGroupsRoute } from './groups-route.js'
 import { buildListRoute } from './list.js'
 import { buildReadRoute } from './read.js'
 import { buildRemoveRoute } from './remove.js'
@@ -25,7 +27,9 @@ const MAIN_ROUTES: ReadonlyArray<[RouteName, RouteBuilder, 'list' | 'item']> = [
 export function buildMainRoutes(context: RouterContext, resource: Resource, prefix: string): RouteOptions[] {
   // `''` under a prefix serves `/users` exactly; without a prefix the list lives at `/`.
   const urls = { list: prefix === '' ? '/' : '', item: itemUrl(context) }
-  return MAIN_ROUTES.filter(([name]) => !context.options.disabled.has(name)).map(([, build, url]) => build(context, resource, urls[url]))
+  const routes = MAIN_ROUTES.filter(([name]) => !context.options.disabled.has(name)).map(([, build, url]) => build(context, resource, urls[url]))
+  // `<prefix>/_groups` and `<prefix>/_events` read the list: they go with it (docs/groups.md, docs/events.md).
+  return context.options.disabled.has('GetAll') ? routes : [...routes, buildGroupsRoute(context, resource), buildEventsRoute(context, resource)]
 }
 
 /** The URL of one document, under which child routes live too. */

@@ -4,13 +4,17 @@ import type { ListQuery } from '../query/list-query.js'
 import { DROP } from '../schema/fit-document.js'
 import type { DocumentFitter } from '../schema/fit-response.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import { Pacer } from './pacer.js'
 import type { Caller } from './router-context.js'
 import type { StreamGate } from './stream-gate.js'
 
 /** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
 export const STREAM_ABOVE = 1000
-/** Streamed lists with populates are read and populated in batches of this many documents. */
-const STREAM_BATCH = 1000
+/**
+ * Lists with populates are populated, fitted and serialized in batches of this many documents (each
+ * may reference 1,000 others): what a large populated page holds at once is one batch's documents.
+ */
+const POPULATE_BATCH = 100
 /** Streamed text leaves in chunks of about this many characters (a few documents, or one large one). */
 const STREAM_CHUNK_CHARS = 64 * 1024
 /** What a client refused for too many streams is told to wait before retrying, in seconds. */
@@ -50,8 +54,12 @@ export async function serveList(
     // `onPage` gets one document more than the page: whether it exists tells that another page follows.
     const read = await source.find(onPage === undefined ? query : { ...query, limit: query.limit + 1 })
     const page = onPage === undefined ? read : onPage(read, reply)
-    const docs = presenter.populate === undefined ? page : await presenter.populate(page, { request, reply })
-    return reply.type(JSON_TYPE).send(`[${showAll(docs, presenter, request)}]`)
+    if (presenter.populate === undefined) return reply.type(JSON_TYPE).send(`[${showAll(page, presenter, request)}]`)
+    // A populated page may be megabytes: sent as bytes encoded a document at a time, never as one string to encode at once.
+    const parts: Buffer[] = [Buffer.from('[')]
+    await showPopulated(page, presenter, request, reply, (shown) => parts.push(Buffer.from(parts.length === 1 ? shown : `,${shown}`)))
+    parts.push(Buffer.from(']'))
+    return reply.type(JSON_TYPE).send(Buffer.concat(parts))
   }
   return streamList(request, reply, source.list(query), presenter, streams)
 }
@@ -65,6 +73,25 @@ function showAll(docs: readonly WireDoc[], presenter: ListPresenter, request: Fa
     text += text === '' ? presenter.serialize(fitted) : `,${presenter.serialize(fitted)}`
   }
   return text
+}
+
+/**
+ * Documents with populates, each handed to `show` serialized (a dropped one is not): populated, fitted
+ * and serialized a batch at a time (one batch's populated documents held at once), letting the event
+ * loop run between slices.
+ */
+async function showPopulated(docs: WireDoc[], presenter: ListPresenter, request: FastifyRequest, reply: FastifyReply, show: (shown: string) => void): Promise<void> {
+  const populate = presenter.populate!
+  const pacer = new Pacer()
+  for (let start = 0; start < docs.length; start += POPULATE_BATCH) {
+    // Copies: a populated document is dropped once shown, while the page still holds the one read.
+    const batch = await populate(docs.slice(start, start + POPULATE_BATCH).map((doc) => ({ ...doc })), { request, reply })
+    for (const doc of batch) {
+      const shown = showAll([doc], presenter, request)
+      if (shown !== '') show(shown)
+      await pacer.pace()
+    }
+  }
 }
 
 /**
@@ -112,26 +139,25 @@ async function streamList(
     let first = true
     const batch: WireDoc[] = []
     const populate = presenter.populate
-    function add(ready: WireDoc[]): void {
-      const shown = showAll(ready, presenter, request)
+    function add(shown: string): void {
       if (shown === '') return
       text += first ? shown : `,${shown}`
       first = false
     }
     try {
       for (let next = head; next.done !== true; next = await iterator.next()) {
-        if (populate === undefined) add([next.value])
+        if (populate === undefined) add(showAll([next.value], presenter, request))
         else {
-          // Populates run once per batch, with one query per field.
+          // Populates run once per batch, with one query per field (and per 5,000 ids).
           batch.push(next.value)
-          if (batch.length >= STREAM_BATCH) add(await populate(batch.splice(0), { request, reply }))
+          if (batch.length >= POPULATE_BATCH) await showPopulated(batch.splice(0), presenter, request, reply, add)
         }
         if (text.length >= STREAM_CHUNK_CHARS) {
           yield* idle.around(text)
           text = ''
         }
       }
-      if (batch.length > 0 && populate !== undefined) add(await populate(batch.splice(0), { request, reply }))
+      if (batch.length > 0 && populate !== undefined) await showPopulated(batch.splice(0), presenter, request, reply, add)
       yield* idle.around(`${text}]`)
     } catch (error) {
       request.log.error({ err: error, collection: presenter.collection }, 'streamed list failed after its status was sent; the response was cut short')

@@ -1,12 +1,16 @@
 import type { RouteOptions } from 'fastify'
-import { writeHandler } from '../http/handlers.js'
+import { patchHandler } from '../http/handlers.js'
+import { patchBodySchema } from '../patch/patch-media-types.js'
 import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
 import { itemParams } from './read.js'
 import type { RouterContext } from './router-context.js'
 
-/** PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. */
+/**
+ * PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. Or,
+ * by its media type, a merge patch or a JSON Patch (docs/patch.md).
+ */
 export function buildUpdateRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {
   const route = context.routeOptions('UpdateOne', {
     200: { ...context.refs.read, description: 'The updated document, as GET one answers it', headers: etagHeader },
@@ -21,9 +25,9 @@ export function buildUpdateRoute(context: RouterContext, resource: Resource, url
       ...route.schema,
       summary: `Update part of one document of ${context.options.collectionName}`,
       params: itemParams(context),
-      body: context.refs.patch,
+      body: patchBodySchema(context.refs.patch),
       headers: conditionalHeaders('write'),
     },
-    handler: writeHandler(resource, context.itemParam, 'update'),
+    handler: patchHandler(resource, context.itemParam),
   }
 }

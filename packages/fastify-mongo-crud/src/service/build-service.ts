@@ -1,15 +1,18 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
-import { invalidBody, invalidQuery, } from '../errors.js'
-import { type ListQueryString, listQuerySchema, queryIssueMessage } from '../query/list-query.js'
+import { invalidQuery } from '../errors.js'
+import { type GroupsQueryString, groupsQuerySchema } from '../query/group-query.js'
+import { type ListQueryString, listQuerySchema, queryIssueDetail } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
+import { shownDocument } from '../resources/shown-document.js'
 import type { RouterContext } from '../routes/router-context.js'
 import { fillFromScope, } from '../routes/scoped-write.js'
 import { STREAM_ABOVE } from '../routes/serve-list.js'
+import { bodyChecker } from '../schema/body-checker.js'
 import { DROP } from '../schema/fit-document.js'
-import { toValidationIssues } from '../schema/validation-issues.js'
+import type { toValidationIssues } from '../schema/validation-issues.js'
 import type { WireDoc } from '../store/store.js'
-import type { CrudService, ServiceListQuery } from './crud-service.js'
+import type { CrudService, ServiceGroupsQuery, ServiceListQuery } from './crud-service.js'
 
 type Checked = { value: unknown } | { error: Error & { validation?: Parameters<typeof toValidationIssues>[1], validationMore?: number } }
 
@@ -22,36 +25,32 @@ export function buildCrudService(name: string, context: RouterContext, resource:
   const { presenter } = resource
   const checker = (schema: object, httpPart: 'body' | 'querystring') => compile({ schema: schema as TSchema, httpPart, method: 'POST', url: `service:${name}` }) as (data: unknown) => Checked
   const checkQuery = checker(listQuerySchema, 'querystring')
-  const checkBody = checker(context.refs.body, 'body')
-  const checkPatch = checker(context.refs.patch, 'body')
-
-  /** A copy of `body` (the validator fills in defaults), valid for the model or refused as the route refuses it. */
-  function validBody(check: (data: unknown) => Checked, body: unknown): WireDoc {
-    const result = check(body)
-    if ('error' in result) throw invalidBody(toValidationIssues('body', result.error.validation ?? [], result.error.validationMore))
-    return result.value as WireDoc
-  }
-  function validQuery(query: ServiceListQuery): ListQueryString {
-    const text = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined).map(([key, value]) => [key, typeof value === 'object' ? JSON.stringify(value) : value]))
-    const result = checkQuery(text)
+  const checkGroupsQuery = checker(groupsQuerySchema, 'querystring')
+  const checkBody = bodyChecker(compile, context.refs.body, `service:${name}`)
+  const checkPatch = bodyChecker(compile, context.refs.patch, `service:${name}`)
+  const validBody = (check: (body: unknown) => WireDoc, body: unknown) => check(body)
+  /** The query as a querystring would carry it (arrays comma-separated, a filter object as JSON), checked by the route's schema. */
+  function validQuery<Q>(check: (data: unknown) => Checked, query: ServiceListQuery | ServiceGroupsQuery): Q {
+    const asText = (value: unknown) => (Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : value)
+    const text = Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined).map(([key, value]) => [key, asText(value)]))
+    const result = check(text)
     if ('error' in result) {
-      const first = result.error.validation?.[0]
-      throw invalidQuery(queryIssueMessage(String(first?.instancePath.split('/')[1] ?? 'query'), first?.keyword))
+      throw invalidQuery(queryIssueDetail(result.error.validation?.[0]))
     }
-    return result.value as ListQueryString
+    return result.value as Q
   }
   /** A stored document as the routes answer it: fitted to the output model, serialized (hidden fields gone). */
   function show(doc: WireDoc, request: FastifyRequest): WireDoc | undefined {
     const fitted = presenter.fit(doc, request)
     return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
   }
-  const showOne = async (doc: WireDoc, request: FastifyRequest) => show(await resource.present(doc, { request }), request) ?? {}
+  const showOne = async (doc: WireDoc, request: FastifyRequest) => (await shownDocument(resource, doc, { request })) ?? {}
   const none = {}
 
   const service = {
     name,
     async list({ request, query = {} }: { request: FastifyRequest, query?: ServiceListQuery }) {
-      const { query: parsed, source } = await resource.list({ request }, validQuery(query))
+      const { query: parsed, source } = await resource.list({ request }, validQuery<ListQueryString>(checkQuery, query))
       let docs: WireDoc[]
       if (parsed.limit !== undefined && parsed.limit <= STREAM_ABOVE) docs = await source.find(parsed)
       else {
@@ -60,6 +59,9 @@ export function buildCrudService(name: string, context: RouterContext, resource:
       }
       const shown = presenter.populate === undefined ? docs : await presenter.populate(docs, { request })
       return shown.flatMap((doc) => show(doc, request) ?? [])
+    },
+    groups({ request, query }: { request: FastifyRequest, query: ServiceGroupsQuery }) {
+      return resource.groups({ request }, validQuery<GroupsQueryString>(checkGroupsQuery, query))
     },
     async get({ request, id, fields }: { request: FastifyRequest, id: string, fields?: string }) {
       return showOne(await resource.get({ request }, id, resource.selectFields(request, fields)), request)

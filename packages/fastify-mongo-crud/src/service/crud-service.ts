@@ -26,6 +26,25 @@ export interface ServiceListQuery {
   cursor?: string
 }
 
+/** The `_groups` route's query parameters, as values (docs/groups.md); lists may be given as arrays. */
+export interface ServiceGroupsQuery {
+  /** The fields whose combination of values makes a group: `'city,role'` or `['city', 'role']`. */
+  by: string | readonly string[]
+  /** `count` (the default), `sum:<field>`, `avg:<field>`, `min:<field>`, `max:<field>`: as a comma-separated string or an array. */
+  metrics?: string | readonly string[]
+  /** The list's filter grammar: a JSON string, or the object it would parse to. */
+  filters?: string | Record<string, unknown>
+  /** A `by` field or a metric name (`count`, `sum_age`). */
+  sort_by?: string
+  order_by?: string
+  sort_dir?: number | string
+  skip?: number | string
+  limit?: number | string
+}
+
+/** One group: its `by` fields (null for a missing value) and its metrics (`count`, `sum_age`...). */
+export type ServiceGroup = Record<string, unknown>
+
 /**
  * What the router's routes do, callable from a handler of your own, without HTTP: the same filter
  * grammar, `filterDependency` scope (of `request`), validation, output model and errors. Failures throw
@@ -38,6 +57,8 @@ export interface CrudService<M extends InModel = InModel, O extends OutModel | u
   readonly name: string
   /** GET <prefix>: the documents matching `query` under the scope. Without a `limit` (or `defaultLimit`), all of them, in memory. */
   list(input: { request: FastifyRequest, query?: ServiceListQuery }): Promise<Array<ServiceDocument<M, O>>>
+  /** GET <prefix>/_groups: the documents matching `query.filters` under the scope, grouped by `by` and measured by `metrics`. */
+  groups(input: { request: FastifyRequest, query: ServiceGroupsQuery }): Promise<ServiceGroup[]>
   /** GET <prefix>/{id}: the document, or the router's "Document not found" (400, or `notFoundStatus`). */
   get(input: { request: FastifyRequest, id: string, fields?: string }): Promise<ServiceDocument<M, O>>
   /** POST <prefix>: validates `body` against the model (scope-fixed fields filled in), stores it, answers it. */

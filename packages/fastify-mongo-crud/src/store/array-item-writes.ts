@@ -6,7 +6,7 @@ import { translating } from './map-driver-error.js'
 import type { ArrayItems } from './store.js'
 import { updateOrRead } from './update-or-read.js'
 
-type ArrayItemWrites = Pick<ArrayItems, 'push' | 'update' | 'pull'>
+type ArrayItemWrites = Pick<ArrayItems, 'push' | 'update' | 'replace' | 'pull'>
 
 /** The write half of an embed's items: each write is one atomic update of the parent. */
 export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, itemsIn, oid, parentFilter }: ArrayItemsContext): ArrayItemWrites {
@@ -35,6 +35,18 @@ export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, ite
         const after = await updateOrRead(collection, filter, update, { projection, ...timeLimit }, { arrayFilters: [{ 'item._id': id }] })
         const item = itemsIn(after)?.[0]
         return item === undefined ? undefined : toWire(item)
+      }),
+    replace: (parent, itemId, item, unchanged = undefined) =>
+      translating(async () => {
+        const id = oid(itemId)
+        if (id === undefined) return undefined
+        const { _id: _ignored, ...fields } = toStored(item, shapes.item, ids) as Document
+        const filter = whileItemUnchanged({ ...parentFilter(parent), [`${field}._id`]: id }, field, unchanged)
+        const projection = { [field]: { $elemMatch: { _id: id } } }
+        const update = { $set: { [`${field}.$[item]`]: { _id: id, ...fields } } }
+        const after = await updateOrRead(collection, filter, update, { projection, ...timeLimit }, { arrayFilters: [{ 'item._id': id }] })
+        const found = itemsIn(after)?.[0]
+        return found === undefined ? undefined : toWire(found)
       }),
     pull: (parent, itemId, unchanged = undefined) =>
       translating(async () => {

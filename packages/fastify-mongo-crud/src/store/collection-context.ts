@@ -3,6 +3,7 @@ import type { ShapeNode } from '../schema/model-shape.js'
 import { toStored } from './codec.js'
 import type { Document, DriverCollection, DriverDb } from './driver-db.js'
 import { type ObjectIds, objectIdsFor } from './object-id.js'
+import { sessionBound } from './session-scope.js'
 import type { WireDoc } from './store.js'
 import { toMongoFilter, toMongoPath } from './to-mongo-filter.js'
 
@@ -26,7 +27,8 @@ export interface CollectionContext {
 }
 
 export function collectionContext(db: DriverDb, collectionName: string, shape: ShapeNode, options: CollectionStoreOptions): CollectionContext {
-  const collection = db.collection(collectionName)
+  // Calls carry the session of the atomic batch they run in, if any (session-scope.ts).
+  const collection = sessionBound(db, db.collection(collectionName))
   // Ids are written in the bson of the driver behind `db`, whichever major it is (object-id.ts).
   const ids = objectIdsFor(db)
   return {

@@ -6,6 +6,7 @@ import { collectionReads } from './collection-reads.js'
 import { collectionWrites } from './collection-writes.js'
 import type { DriverDb } from './driver-db.js'
 import type { CollectionStore } from './store.js'
+import { watchChanges } from './watch-changes.js'
 
 export type { CollectionStoreOptions }
 
@@ -26,5 +27,6 @@ export function createCollectionStore(
     ...collectionWrites(context),
     asStored: (doc) => toWire(stored(doc)),
     arrayItems: (field, itemShape) => createArrayItems(collection, field, { parent: shape, item: itemShape }, { ids, timeLimit }),
+    changes: (from) => watchChanges(collection, from),
   }
 }

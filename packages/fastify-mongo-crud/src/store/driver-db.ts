@@ -46,10 +46,42 @@ export interface DriverCollection {
   deleteMany(filter: Document, options?: { maxTimeMS?: number }): Promise<{ deletedCount: number }>
   aggregate(pipeline: Document[], options?: { maxTimeMS?: number }): DriverCursor
   createIndex(keys: Record<string, 1 | -1>, options?: { unique?: boolean, name?: string }): Promise<string>
+  /** The collection's change stream (the driver's needs a replica set; the engine's reads its change log): the `_events` route. */
+  watch?(pipeline: Document[], options: DriverWatchOptions): DriverChangeStream
+}
+
+/** The `watch()` options the `_events` route passes. */
+export interface DriverWatchOptions {
+  fullDocument?: 'updateLookup'
+  fullDocumentBeforeChange?: 'whenAvailable'
+  resumeAfter?: { _data: string }
+}
+
+/** The driver's `ChangeStream`, as far as the `_events` route reads it (events are driver change documents). */
+export interface DriverChangeStream {
+  tryNext(): Promise<unknown>
+  next(): Promise<unknown>
+  close(): Promise<void>
 }
 
 export interface DriverDb {
   collection(name: string): DriverCollection
+  /**
+   * The client behind the handle (the driver's `db.client`, the engine's alike): what starts the
+   * sessions of transactions (atomic batches). A handle without one runs no transaction.
+   */
+  readonly client?: DriverClient | undefined
+}
+
+/** The driver's `MongoClient`, as far as transactions need it. */
+export interface DriverClient {
+  startSession(): DriverSession
+}
+
+/** The driver's `ClientSession`, as far as transactions need it: the operations given `{ session }` run inside. */
+export interface DriverSession {
+  withTransaction<T>(fn: () => Promise<T>): Promise<T>
+  endSession(): Promise<void>
 }
 
 /**

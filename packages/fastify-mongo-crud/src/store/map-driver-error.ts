@@ -7,6 +7,13 @@ const TOO_LARGE = new Set([10334, 17419, 17420, 2])
 const TIME_LIMIT = 50
 /** QueryExceededMemoryLimitNoDiskUseAllowed: a sort without an index past the server's (or engine's) memory limit. */
 const SORT_MEMORY = 292
+/**
+ * TemporarilyUnavailable: the engine's sorts without an index together hold all the memory they may
+ * (`totalSortMemoryLimitBytes`; on MongoDB, cache pressure). Either way the same request may succeed later.
+ */
+const TEMPORARILY_UNAVAILABLE = 365
+/** OutOfDiskSpace: the database had no room to store a write (a full disk); nothing of it was stored. */
+const OUT_OF_DISK_SPACE = 14031
 
 function mapDriverError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error
@@ -15,6 +22,8 @@ function mapDriverError(error: unknown): unknown {
   if (code === DUPLICATE_KEY) return new StoreError('FMC_ERR_STORE_DUPLICATE', 'Duplicate key', { cause: error })
   if (code === TIME_LIMIT) return new StoreError('FMC_ERR_STORE_TIMEOUT', 'Query exceeded its time limit', { cause: error })
   if (code === SORT_MEMORY) return new StoreError('FMC_ERR_STORE_SORT_MEMORY', 'Sort exceeded the memory limit', { cause: error })
+  if (code === TEMPORARILY_UNAVAILABLE) return new StoreError('FMC_ERR_STORE_BUSY', 'The database is temporarily out of memory for this query', { cause: error })
+  if (code === OUT_OF_DISK_SPACE) return new StoreError('FMC_ERR_STORE_OUT_OF_SPACE', 'The database has no room to store the write', { cause: error })
   // Code 2 (BadValue) is also used for other things: only a size complaint counts as too large.
   if (typeof code === 'number' && TOO_LARGE.has(code) && (code !== 2 || /too large|size/i.test(String(message)))) {
     return new StoreError('FMC_ERR_STORE_TOO_LARGE', 'Document too large', { cause: error })

@@ -1,5 +1,6 @@
 import type { ResolvedIndex } from '../options.js'
 import type { Filter } from '../query/filter.js'
+import type { GroupQuery, GroupRow } from '../query/group-query.js'
 import type { ListQuery } from '../query/list-query.js'
 import type { ShapeNode } from '../schema/model-shape.js'
 
@@ -31,6 +32,8 @@ export interface CollectionStore {
   /** The whole page at once, for bounded pages. */
   find(query: ListQuery): Promise<WireDoc[]>
   count(filter: Filter | undefined): Promise<number>
+  /** The matching documents grouped and measured by one aggregation (query/group-query.ts). */
+  groups(query: GroupQuery): Promise<GroupRow[]>
   /** The collection's size from its metadata (fast, may lag); for lists with no filter and no scope. */
   estimatedCount(): Promise<number>
   /** One matching document; with `fields`, only those top-level fields (and `id`) are read. */
@@ -63,6 +66,8 @@ export interface CollectionStore {
   findByIds(ids: readonly string[]): Promise<WireDoc[]>
   /** The items of an array of sub-documents (an embed) held by this collection's documents. */
   arrayItems(field: string, itemShape: ShapeNode): ArrayItems
+  /** The collection's changes after the one `from` names (a resume token), or from now (watch-changes.ts). */
+  changes(from: string | undefined): StoreChanges
 }
 
 /**
@@ -74,6 +79,8 @@ export interface ArrayItems {
   find(parent: Filter, query: ListQuery): Promise<WireDoc[]>
   /** The items of the parent one by one, as `CollectionStore.list` streams documents. */
   list(parent: Filter, query: ListQuery): AsyncIterable<WireDoc>
+  /** The parent's matching items grouped and measured, as `CollectionStore.groups` does documents. */
+  groups(parent: Filter, query: GroupQuery): Promise<GroupRow[]>
   /** Whether the parent exists (within `parent`'s scope): what tells an empty list from a missing parent. */
   hasParent(parent: Filter): Promise<boolean>
   get(parent: Filter, itemId: string): Promise<{ item: WireDoc | undefined } | undefined>
@@ -86,6 +93,28 @@ export interface ArrayItems {
    * `unchanged`, when the stored item is no longer exactly that snapshot).
    */
   update(parent: Filter, itemId: string, changes: WireDoc, unchanged?: Snapshot): Promise<WireDoc | undefined>
+  /** Replaces one item whole, keeping its id; undefined as for `update` (a merge patch or JSON Patch of an item). */
+  replace(parent: Filter, itemId: string, item: WireDoc, unchanged?: Snapshot): Promise<WireDoc | undefined>
   /** Removes one item; false when the parent or the item is missing (or differs from `unchanged`). */
   pull(parent: Filter, itemId: string, unchanged?: Snapshot): Promise<boolean>
+}
+
+/** One change of a collection as the `_events` route reads it: wire documents, the resume token as text. */
+export interface StoredChange {
+  token: string
+  operation: 'insert' | 'update' | 'replace' | 'delete'
+  /** The document after the change (absent for a delete, or when it was deleted before an update's lookup). */
+  after?: WireDoc | undefined
+  /** The document before it, when the database keeps pre-images (the engine always; MongoDB when the collection has them on). */
+  before?: WireDoc | undefined
+  /** The changed document's `id`, in wire form. */
+  id: unknown
+}
+
+/** A collection's changes from a point on: `next()` waits for the next one; undefined once closed. */
+export interface StoreChanges {
+  /** The first change now, or undefined: reading it is what tells a bad resume point or a database without change streams. */
+  tryNext(): Promise<StoredChange | undefined>
+  next(): Promise<StoredChange | undefined>
+  close(): Promise<void>
 }

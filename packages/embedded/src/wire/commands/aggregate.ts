@@ -1,5 +1,6 @@
 import { Long } from 'mongodb'
 import type { Document } from '../../document.js'
+import { openChangeStream } from '../change-stream-cursors.js'
 import { localSessions } from '../session-registry.js'
 import { badValue } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
@@ -26,6 +27,8 @@ const aggregate: CommandHandler = async (command, context) => {
     ...(command['allowDiskUse'] === true ? { allowDiskUse: true } : {}),
   }
   const pipeline = requiredArray(command, 'pipeline')
+  // A change stream (`collection.watch()` of a driver): a cursor whose getMores wait for changes.
+  if (isChangeStream(pipeline)) return openChangeStream(command, context, pipeline)
   const databaseLevel = command['aggregate'] === 1
   const name = databaseLevel ? '$cmd.aggregate' : collectionName(command['aggregate'], 'aggregate')
   const cursor = databaseLevel
@@ -46,4 +49,9 @@ export const AGGREGATE_COMMANDS: Record<string, CommandHandler> = { aggregate }
 function endsWithOutput(pipeline: Document[]): boolean {
   const last = pipeline.at(-1)
   return typeof last === 'object' && last !== null && (Object.hasOwn(last, '$out') || Object.hasOwn(last, '$merge'))
+}
+
+function isChangeStream(pipeline: Document[]): boolean {
+  const first = pipeline[0]
+  return typeof first === 'object' && first !== null && Object.hasOwn(first, '$changeStream')
 }

@@ -1,5 +1,6 @@
 import { Long } from 'mongodb'
 import type { Document, FindOptions } from '../../document.js'
+import { changeStreamGetMore } from '../change-stream-cursors.js'
 import { typeMismatch } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import {
@@ -68,6 +69,8 @@ export async function firstBatch(context: CommandContext, ns: string, source: As
 const getMore: CommandHandler = async (command, context) => {
   const id = toCursorId(command['getMore'])
   const ns = `${context.dbName}.${collectionName(command['collection'], 'collection')}`
+  const changes = await changeStreamGetMore(id, command, context, ns)
+  if (changes) return changes
   const batch = await context.cursors.getMore(id, ns, optionalCount(command, 'batchSize'))
   return { cursor: { nextBatch: batch.docs, id: batch.id, ns }, ok: 1 }
 }

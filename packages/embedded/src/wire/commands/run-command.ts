@@ -4,7 +4,8 @@ import { CloseConnection, commandFailure, failedReply, rememberAppName, withWrit
 import type { CursorRegistry } from '../cursor-registry.js'
 import { OP_QUERY, type Request } from '../messages.js'
 import { recordSession } from '../session-registry.js'
-import { commandNotFound, illegalOperation, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
+import { routeTransaction } from '../transactions.js'
+import { commandNotFound, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
 import { AGGREGATE_COMMANDS } from './aggregate.js'
 import { COLLECTION_COMMANDS } from './collections.js'
 import type { CommandHandler } from './command-context.js'
@@ -34,7 +35,18 @@ const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
 
 /** Since MongoDB 5.1 OP_QUERY carries only the handshake; so it is here. */
 const LEGACY_COMMANDS = new Set(['hello', 'isMaster', 'ismaster'])
-const TRANSACTION_COMMANDS = new Set(['commitTransaction', 'abortTransaction'])
+
+/** A command of a transaction: one that fails (or reports write errors) aborts it, as on the server. */
+async function inTransaction(run: () => Promise<Document> | Document, abort: () => Promise<void>): Promise<Document> {
+  try {
+    const reply = await run()
+    if (Array.isArray(reply['writeErrors']) && reply['writeErrors'].length > 0) await abort()
+    return reply
+  } catch (error) {
+    await abort()
+    throw error
+  }
+}
 
 export interface ServerState {
   engine: EmbeddedDb
@@ -55,23 +67,24 @@ export async function runCommand(request: Request, connectionId: number, state: 
     if (request.header.opCode === OP_QUERY && !LEGACY_COMMANDS.has(name)) {
       throw new WireError(352, 'UnsupportedOpQueryCommand', `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade.`)
     }
-    if (TRANSACTION_COMMANDS.has(name) || command['txnNumber'] !== undefined || command['startTransaction'] !== undefined) {
-      throw illegalOperation('Transaction numbers are only allowed on a replica set member or mongos')
-    }
     if (LEGACY_COMMANDS.has(name)) rememberAppName(state, connectionId, command)
     recordSession(state.engine, command)
     const failure = commandFailure(state, connectionId, name)
     if (failure?.closeConnection) throw new CloseConnection()
     if (failure?.errorCode !== undefined) return failedReply(failure, failure.errorCode)
+    const transaction = await routeTransaction(state.engine, name, command)
+    if (transaction !== undefined && 'reply' in transaction) return failure ? withWriteConcernError(transaction.reply, failure) : transaction.reply
     const handler = COMMANDS.get(name)
     if (!handler) throw commandNotFound(name)
     let db: EmbeddedDb
     try {
-      db = state.engine.db(request.db)
-    } catch {
+      db = transaction === undefined ? state.engine.db(request.db) : transaction.db(request.db)
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 251) throw error
       throw invalidNamespace(`Invalid database name: '${request.db}'`)
     }
-    const reply = await handler(command, { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes })
+    const context = { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes }
+    const reply = transaction === undefined ? await handler(command, context) : await inTransaction(() => handler(command, context), transaction.abort)
     return failure ? withWriteConcernError(reply, failure) : reply
   } catch (error) {
     if (error instanceof CloseConnection) throw error

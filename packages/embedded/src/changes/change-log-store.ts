@@ -1,0 +1,149 @@
+import type { Database, RootDatabase } from 'lmdb'
+
+/**
+ * How long the change log keeps changes: at most `events` of them, and none older than `ms`
+ * (absent: no age limit). A resume token older than what is kept fails with
+ * ChangeStreamHistoryLost (change-stream.ts).
+ */
+export interface ChangeRetention {
+  events: number
+  ms?: number | undefined
+}
+
+/** Changes kept when `openEmbedded` is given no `changeRetention`. */
+export const DEFAULT_CHANGE_RETENTION: ChangeRetention = { events: 10_000 }
+
+/**
+ * The engine's change log as a storage keeps it: one entry (change-entry.ts's bytes) per changed
+ * document, under a sequence number that grows with every commit. A storage's `write` calls
+ * `append` inside the transaction that changes the documents, so a committed write always has
+ * its entries and an uncommitted one never does (after `kill -9` too, on disk).
+ */
+export interface ChangeLogStore {
+  /** Within the current write: numbers and stores `entries`, then drops what retention no longer keeps. */
+  append(entries: Uint8Array[]): void
+  /** Committed entries numbered above `after`, ascending, at most `limit`. */
+  read(after: number, limit: number): [seq: number, bytes: Uint8Array][]
+  /** `trimmed`: the highest number retention dropped (0: none); `last`: the highest committed number. */
+  bounds(): { trimmed: number, last: number }
+  retain(retention: ChangeRetention): void
+}
+
+/**
+ * The in-memory change log: an array whose entries from `#head` on are kept, the first of them
+ * numbered `trimmed + 1`. Dropped entries are cut off in bulk (once they are half the array), so
+ * trimming one entry per write costs no copy of the others.
+ */
+export class MemoryChangeLog implements ChangeLogStore {
+  #entries: { seq: number, at: number, bytes: Uint8Array }[] = []
+  #head = 0
+  #trimmed = 0
+  #last = 0
+  #retention: ChangeRetention = DEFAULT_CHANGE_RETENTION
+
+  append(entries: Uint8Array[]): void {
+    const at = Date.now()
+    for (const bytes of entries) this.#entries.push({ seq: ++this.#last, at, bytes })
+    const oldest = this.#retention.ms === undefined ? -Infinity : at - this.#retention.ms
+    const kept = () => this.#entries.length - this.#head
+    while (this.#head < this.#entries.length && (kept() > this.#retention.events || this.#entries[this.#head]!.at < oldest)) {
+      this.#trimmed = this.#entries[this.#head]!.seq
+      this.#head++
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+      this.#entries = this.#entries.slice(this.#head)
+      this.#head = 0
+    }
+  }
+
+  read(after: number, limit: number): [number, Uint8Array][] {
+    const start = this.#head + Math.max(0, after - this.#trimmed)
+    return this.#entries.slice(start, start + limit).map(({ seq, bytes }) => [seq, bytes])
+  }
+
+  bounds(): { trimmed: number, last: number } {
+    return { trimmed: this.#trimmed, last: this.#last }
+  }
+
+  retain(retention: ChangeRetention): void {
+    this.#retention = retention
+  }
+}
+
+/** Key of the entry that remembers the highest number retention dropped (entries start at 1). */
+const TRIMMED_KEY = 0
+/** Bytes before an entry's own in LMDB: the time it was written (ms, a float64), for retention by age. */
+const TIME_BYTES = 8
+
+/**
+ * The durable change log: a named LMDB database (`changes`) of the storage's environment, keyed
+ * by sequence number. `append` runs inside the write transaction of the documents it describes.
+ */
+export class LmdbChangeLog implements ChangeLogStore {
+  readonly #db: Database<Buffer, number>
+  #retention: ChangeRetention = DEFAULT_CHANGE_RETENTION
+  /** The number of the last entry appended (committed or in the open transaction). */
+  #last: number
+  #count: number
+
+  constructor(root: RootDatabase) {
+    this.#db = root.openDB<Buffer, number>('changes', { encoding: 'binary' })
+    const lastKey = [...this.#db.getKeys({ reverse: true, limit: 1 })][0] ?? 0
+    this.#last = Math.max(lastKey, this.#storedTrimmed())
+    this.#count = this.#db.getKeysCount({ start: TRIMMED_KEY + 1 })
+  }
+
+  #storedTrimmed(): number {
+    const bytes = this.#db.get(TRIMMED_KEY)
+    return bytes === undefined ? 0 : bytes.readDoubleLE(0)
+  }
+
+  append(entries: Uint8Array[]): void {
+    const now = Date.now()
+    for (const bytes of entries) {
+      const value = Buffer.allocUnsafe(TIME_BYTES + bytes.length)
+      value.writeDoubleLE(now, 0)
+      value.set(bytes, TIME_BYTES)
+      this.#db.put(++this.#last, value)
+      this.#count++
+    }
+    this.#trim(now)
+  }
+
+  /**
+   * Drops entries past retention, oldest first, in the same transaction. Read before removing (no
+   * removal under a live range); by age, a few more per write than are added, so it keeps up.
+   */
+  #trim(now: number): void {
+    const oldest = this.#retention.ms === undefined ? -Infinity : now - this.#retention.ms
+    const excess = Math.max(0, this.#count - this.#retention.events)
+    if (excess === 0 && oldest === -Infinity) return
+    const doomed: number[] = []
+    for (const { key, value } of this.#db.getRange({ start: TRIMMED_KEY + 1, limit: excess + 16 })) {
+      if (doomed.length >= excess && value.readDoubleLE(0) >= oldest) break
+      doomed.push(key)
+    }
+    if (doomed.length === 0) return
+    for (const key of doomed) this.#db.remove(key)
+    this.#count -= doomed.length
+    const bytes = Buffer.alloc(8)
+    bytes.writeDoubleLE(doomed.at(-1)!, 0)
+    this.#db.put(TRIMMED_KEY, bytes)
+  }
+
+  read(after: number, limit: number): [number, Uint8Array][] {
+    const found: [number, Uint8Array][] = []
+    for (const { key, value } of this.#db.getRange({ start: after + 1, limit })) found.push([key, value.subarray(TIME_BYTES)])
+    return found
+  }
+
+  bounds(): { trimmed: number, last: number } {
+    const last = [...this.#db.getKeys({ reverse: true, limit: 1 })][0] ?? 0
+    const trimmed = this.#storedTrimmed()
+    return { trimmed, last: Math.max(last, trimmed) }
+  }
+
+  retain(retention: ChangeRetention): void {
+    this.#retention = retention
+  }
+}

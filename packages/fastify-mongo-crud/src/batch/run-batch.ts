@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { describeError } from '../error-handler.js'
+import { batchNeedsTransactions } from '../errors.js'
+import { shownDocument } from '../resources/shown-document.js'
+import { etagOf } from '../routes/etag.js'
+import { inTransaction, TransactionsUnavailable } from '../store/session-scope.js'
+import type { BatchKind } from './batch-kind.js'
+import { type OperationDone, runOperation } from './batch-operation.js'
+import type { BatchBody } from './batch-schemas.js'
+
+/** One entry of `results`. */
+interface BatchResult {
+  status: number
+  body?: unknown
+  etag?: string
+  detail?: unknown
+}
+
+/** An operation of an atomic batch that failed: the whole batch answers its status, with its index. */
+class OperationFailed extends Error {
+  constructor(readonly index: number, override readonly cause: unknown) {
+    super('a batch operation failed')
+  }
+}
+
+/**
+ * Runs a batch (docs/batch.md). Atomic (the default): every operation in one transaction of the
+ * database; the first that fails ends it, nothing of the batch is stored, and the answer is that
+ * operation's status with `{ detail, index }`. Not atomic: each operation on its own, every result
+ * listed, failures included. Documents are shown (populated, fitted) once the batch is done.
+ */
+export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: FastifyReply, body: BatchBody): Promise<{ status: number, payload: unknown }> {
+  if (body.atomic === false) {
+    const results: BatchResult[] = []
+    for (const operation of body.operations) {
+      try {
+        results.push(await resultOf(kind, await runOperation(kind, request, reply, operation)))
+      } catch (error) {
+        results.push(failureOf(error, request))
+      }
+    }
+    return { status: 200, payload: { results } }
+  }
+  let done: OperationDone[]
+  try {
+    done = await inTransaction(kind.db, async () => {
+      // Afresh on each run: the driver runs the function again after a transient conflict.
+      const all: OperationDone[] = []
+      for (const [index, operation] of body.operations.entries()) {
+        try {
+          all.push(await runOperation(kind, request, reply, operation))
+        } catch (error) {
+          // A transient conflict (MongoDB's write conflict) propagates as it is: withTransaction retries it.
+          if ((error as { hasErrorLabel?: (label: string) => boolean }).hasErrorLabel?.('TransientTransactionError')) throw error
+          throw new OperationFailed(index, error)
+        }
+      }
+      return all
+    })
+  } catch (error) {
+    if (error instanceof TransactionsUnavailable) throw batchNeedsTransactions(error.message)
+    if (!(error instanceof OperationFailed)) throw error
+    const { status, detail } = describeError(error.cause as Parameters<typeof describeError>[0])
+    if (status >= 500) throw error.cause
+    return { status, payload: { detail, index: error.index } }
+  }
+  return { status: 200, payload: { results: await Promise.all(done.map((operation) => resultOf(kind, operation))) } }
+}
+
+async function resultOf(kind: BatchKind, { status, doc, request }: OperationDone): Promise<BatchResult> {
+  if (doc === undefined) return { status }
+  const caller = { request }
+  const body = await shownDocument(kind.resource, doc, caller)
+  return { status, body: body ?? {}, etag: etagOf(doc, kind.resource.tagKey(caller)) }
+}
+
+/** A failed operation of a batch that is not atomic, answered as its route would answer it. */
+function failureOf(error: unknown, request: FastifyRequest): BatchResult {
+  const { status, detail } = describeError(error as Parameters<typeof describeError>[0])
+  if (status >= 500) request.log.error({ err: error }, 'batch operation failed')
+  return { status, detail }
+}

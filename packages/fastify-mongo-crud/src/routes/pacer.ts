@@ -1,0 +1,23 @@
+import { setImmediate as nextTurn } from 'node:timers/promises'
+
+/** The longest stretch a loop over many documents runs before it lets the event loop run. */
+const SLICE_MS = 4
+/** A slice also ends after this many units of work (documents), however fast: whatever the machine, a long loop lets the loop run. */
+const SLICE_UNITS = 256
+
+/**
+ * Cuts a long loop (populating, fitting and serializing a large page) into slices: `pace()` between
+ * two units of work resolves at once while the slice lasts, and after the event loop's next turn
+ * once it has run SLICE_MS or SLICE_UNITS units, so other requests, timers and I/O are served in between.
+ */
+export class Pacer {
+  #from = performance.now()
+  #units = 0
+
+  async pace(): Promise<void> {
+    if (++this.#units < SLICE_UNITS && performance.now() - this.#from < SLICE_MS) return
+    await nextTurn()
+    this.#from = performance.now()
+    this.#units = 0
+  }
+}

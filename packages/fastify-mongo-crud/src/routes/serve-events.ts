@@ -1,0 +1,187 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
+import { partialEvaluate } from '../query/evaluate-filter.js'
+import type { Filter } from '../query/filter.js'
+import type { Resource } from '../resources/resource.js'
+import { DROP } from '../schema/fit-document.js'
+import type { StoreChanges, StoredChange, WireDoc } from '../store/store.js'
+import { EVENT_BUFFER_BYTES, type EventStreams, HEARTBEAT_MS } from './event-streams.js'
+import { listFilter } from './list.js'
+import type { Caller, RouterContext } from './router-context.js'
+
+/** What a subscriber refused for too many streams is told to wait before retrying, in seconds. */
+const RETRY_AFTER_S = 1
+/** A resume token as the engine and MongoDB write it: hex digits. */
+const TOKEN = /^[0-9A-Fa-f]{1,1024}$/
+
+type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+
+/**
+ * GET <prefix>/_events: the router's changes as server-sent events (docs/events.md). What a
+ * subscriber sees is decided per change on the document after it (and before it, where the database
+ * keeps pre-images): inside the scope and `filters`, it is shown through the output model; one that
+ * leaves them arrives as `delete`, one that enters them as `create`. The stream reads the database's
+ * change stream only as fast as it writes to its client; a client whose unread events pass
+ * EVENT_BUFFER_BYTES is dropped.
+ */
+export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
+  let warned = false
+  // Subscribers of the hub get the same change objects: a document without populates is shown once for all.
+  const shown = new WeakMap<WireDoc, Promise<string | undefined>>()
+  return async (request, reply) => {
+    const view = await listFilter(context, request, (request.query as { filters?: string }).filters)
+    const from = lastEventId(request)
+    const release = streams.gate.enter()
+    if (release === undefined) {
+      const detail = `Too many event streams are open (at most ${streams.gate.max} at once); retry in a moment`
+      return reply.code(503).header('retry-after', String(RETRY_AFTER_S)).send({ detail })
+    }
+    let changes: StoreChanges | undefined
+    let first: StoredChange | undefined
+    try {
+      // Read before the status goes out: a lost resume point or a database without change streams gets its own status.
+      changes = from === undefined ? await streams.hub.attach() : context.store.changes(from)
+      first = await changes.tryNext()
+    } catch (error) {
+      release()
+      await changes?.close()
+      const refused = refusal(error)
+      if (refused?.statusCode === 501 && !warned) {
+        warned = true
+        request.log.warn({ collection: context.options.collectionName }, `${refused.detail} (logged once)`)
+      }
+      throw refused ?? error
+    }
+    const show = presenterOf(context, resource, { request, reply }, shown)
+    await stream(request, reply, { first, changes, view, show, streams, release })
+    return reply
+  }
+}
+
+interface Subscription {
+  first: StoredChange | undefined
+  changes: StoreChanges
+  view: Filter | undefined
+  show: (doc: WireDoc) => Promise<string | undefined>
+  streams: EventStreams
+  release: () => void
+}
+
+/** Writes the events of a subscription until its client leaves, falls too far behind, or the app closes. */
+async function stream(request: FastifyRequest, reply: FastifyReply, subscription: Subscription): Promise<void> {
+  const { changes, view, show, streams, release } = subscription
+  const out = reply.raw
+  reply.hijack()
+  out.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    // nginx would otherwise hold events back in its buffer.
+    'x-accel-buffering': 'no',
+  })
+  out.write(': connected\n\n')
+  let open = true
+  const end = () => {
+    if (!open) return
+    open = false
+    out.end()
+  }
+  const forget = streams.opened(end)
+  const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), HEARTBEAT_MS)
+  out.once('close', () => {
+    open = false
+    clearInterval(heartbeat)
+    forget()
+    release()
+    void changes.close()
+  })
+  try {
+    for (let change = subscription.first ?? (await changes.next()); change !== undefined && open; change = await changes.next()) {
+      const text = await eventOf(change, view, show)
+      if (text === undefined || !open) continue
+      out.write(text)
+      if (out.writableLength > EVENT_BUFFER_BYTES) {
+        request.log.info({ unread: out.writableLength }, 'event subscriber dropped: it stopped reading')
+        out.destroy()
+        return
+      }
+    }
+    end()
+  } catch (error) {
+    request.log.error({ err: error }, 'event stream failed after its status was sent; the response was cut short')
+    out.destroy()
+  }
+}
+
+/**
+ * The event text of one change for this subscriber, or undefined when it may not see it. Without a
+ * pre-image (MongoDB without changeStreamPreAndPostImages), a change leaving the view, or a delete,
+ * cannot be told apart from one that was never in it: under a scope or filters it is not told.
+ */
+async function eventOf(change: StoredChange, view: Filter | undefined, show: (doc: WireDoc) => Promise<string | undefined>): Promise<string | undefined> {
+  const inView = (doc: WireDoc | undefined) => (doc === undefined ? undefined : view === undefined || partialEvaluate(view, doc, () => true) === true)
+  const after = change.operation === 'delete' ? undefined : inView(change.after)
+  const before = view === undefined ? true : inView(change.before)
+  if (after === true) {
+    const kind = change.operation === 'insert' || before === false ? 'create' : change.operation
+    const shown = await show(change.after!)
+    return shown === undefined ? undefined : frame(kind, change.token, shown)
+  }
+  // An update whose document was deleted before its lookup: the delete's own event follows.
+  if (after === undefined && change.operation !== 'delete') return undefined
+  if (before !== true) return undefined
+  return frame('delete', change.token, `{"id":${JSON.stringify(change.id)}}`)
+}
+
+function frame(kind: string, token: string, data: string): string {
+  return `event: ${kind}\nid: ${token}\ndata: ${data}\n\n`
+}
+
+/**
+ * How a document is shown: populated, fitted to the output model (hidden fields never leave), serialized.
+ * Without populates the text is the same for every subscriber, and is made once per document (`shown`);
+ * populates depend on the caller, and get a copy of the document each.
+ */
+function presenterOf(context: RouterContext, resource: Resource, caller: Caller, shown: WeakMap<WireDoc, Promise<string | undefined>>) {
+  const { presenter } = resource
+  const idKey = context.options.identifierField === '_id' ? 'id' : context.options.identifierField
+  const present = async (doc: WireDoc): Promise<string | undefined> => {
+    const [populated] = presenter.populate ? await presenter.populate([structuredClone(doc)], caller) : [doc]
+    const fitted = presenter.fit(populated, caller.request)
+    if (fitted === DROP) return undefined
+    return `{"id":${JSON.stringify(doc[idKey] ?? null)},"document":${presenter.serialize(fitted)}}`
+  }
+  if (presenter.populate) return present
+  return (doc: WireDoc): Promise<string | undefined> => {
+    let text = shown.get(doc)
+    if (text === undefined) {
+      text = present(doc)
+      shown.set(doc, text)
+    }
+    return text
+  }
+}
+
+/** The `Last-Event-ID` to resume after, checked; undefined to start from now. */
+function lastEventId(request: FastifyRequest): string | undefined {
+  const raw = request.headers['last-event-id']
+  if (raw === undefined || raw === '') return undefined
+  const value = Array.isArray(raw) ? raw[0]! : raw
+  if (!TOKEN.test(value)) throw badLastEventId(`Last-Event-ID must be the id of an event of this stream, got ${JSON.stringify(value.slice(0, 64))}`)
+  return value
+}
+
+/** The answer to a change stream the database refused before the first event. */
+function refusal(error: unknown): HTTPException | undefined {
+  if (!(error instanceof StoreError)) return undefined
+  switch (error.code) {
+    case 'FMC_ERR_STORE_HISTORY_LOST':
+      return eventsGone()
+    case 'FMC_ERR_STORE_BAD_RESUME_TOKEN':
+      return badLastEventId('Last-Event-ID is not the id of an event of this stream')
+    case 'FMC_ERR_STORE_NO_CHANGE_STREAMS':
+      return eventsUnsupported()
+    default:
+      return undefined
+  }
+}
