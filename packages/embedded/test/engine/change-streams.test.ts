@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { rm } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import type { Document } from '../../src/document.ts'
 import { openEmbedded } from '../../src/open-embedded.ts'
 import { ENGINES, makeTempDir, useEngine } from './engines.ts'
+import { runAndKill } from './kill-after-acks.ts'
 
 /** The token before the first change of an engine: resuming after it reads the whole log. */
 const FROM_START = { _data: '0'.repeat(16) }
@@ -218,7 +216,7 @@ describe('change log on disk', () => {
 
   it('has the event of every acknowledged write after kill -9', async () => {
     dir = await makeTempDir('changes-kill')
-    const acked = await runAndKill(dir, 40)
+    const acked = await runAndKill('write-acked.ts', dir, 40)
     const db = await openEmbedded({ path: dir })
     try {
       const stream = db.collection('acked').watch([], { resumeAfter: FROM_START })
@@ -234,25 +232,3 @@ describe('change log on disk', () => {
   })
 })
 
-const child = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'write-acked.ts')
-
-/** Runs the writer of durability.test.ts until `acks` inserts are acknowledged, then kill -9s it; the ids acknowledged. */
-function runAndKill(dir: string, acks: number): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, dir], { cwd: join(dirname(child), '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] })
-    const acked: number[] = []
-    let buffered = ''
-    proc.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const lines = buffered.split('\n')
-      buffered = lines.pop() ?? ''
-      for (const line of lines) {
-        const match = /^acked (\d+)$/.exec(line)
-        if (match) acked.push(Number(match[1]))
-      }
-      if (acked.length >= acks && proc.exitCode === null) proc.kill('SIGKILL')
-    })
-    proc.on('error', reject)
-    proc.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(acked) : reject(new Error(`writer exited on its own (${String(signal)})`))))
-  })
-}
