@@ -16,7 +16,8 @@
  * - `aggregate`: through the driver and the wire server, `[{ $sort: { name: 1 } }]` over the items.
  * Run: node --import tsx bench/event-loop.ts  (part of `npm run bench`); BENCH_LOOP_WORKLOADS=sorted,filtered
  * picks workloads, BENCH_LOOP_TOTAL_SORT_MB sets the engine's totalSortMemoryLimitBytes, BENCH_LOOP_NODE_ARGS
- * adds node flags to the server (--trace-gc). Goal: a p99 delay under 50 ms and an RSS growth under 150 MB.
+ * adds node flags to the server (--trace-gc), BENCH_LOOP_MEMORY_TRACE=1 logs the server's memory (RSS, heap by space, external) every
+ * quarter second. Goal: a p99 delay under 50 ms and an RSS growth under 150 MB.
  * The server CPU seconds beside the wall time show how much of the machine it had (a shared machine is noisy).
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -26,6 +27,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { getHeapSpaceStatistics } from 'node:v8'
 import { openEmbedded, startWireServer } from '@fastify-mongo-crud/embedded'
 import { CRUDPopulate, CRUDRouter, createApp, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { MongoClient, ObjectId } from 'mongodb'
@@ -76,6 +78,8 @@ async function serve(dir: string): Promise<void> {
   let base = { rss: 0, heap: 0 }
   let peak = { rss: 0, heap: 0 }
   let cpu = process.cpuUsage()
+  const trace = process.env['BENCH_LOOP_MEMORY_TRACE'] === '1'
+  let samples = 0
   process.on('message', async (message: string) => {
     if (message === 'start') {
       global.gc?.()
@@ -85,6 +89,11 @@ async function serve(dir: string): Promise<void> {
       sampler = setInterval(() => {
         const sample = process.memoryUsage()
         peak = { rss: Math.max(peak.rss, sample.rss), heap: Math.max(peak.heap, sample.heapUsed) }
+        if (trace && ++samples % 25 === 0) {
+          const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
+          const spaces = getHeapSpaceStatistics().map((space) => `${space.space_name.replace('_space', '')} ${mb(space.space_used_size)}`).join(', ')
+          console.error(`memory MB: rss ${mb(sample.rss)} heap ${mb(sample.heapUsed)}/${mb(sample.heapTotal)} (${spaces}) external ${mb(sample.external)} arrayBuffers ${mb(sample.arrayBuffers)}`)
+        }
       }, 10)
       cpu = process.cpuUsage()
       delay = monitorEventLoopDelay({ resolution: 10 })

@@ -39,10 +39,11 @@ export const SERVER_CORE = '1'
 const LOAD_CORE = '0'
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
-const WIRE_CLI = fileURLToPath(new URL('../packages/embedded/dist/cli/main.js', import.meta.url))
+export const WIRE_CLI = fileURLToPath(new URL('../packages/embedded/dist/cli/main.js', import.meta.url))
 
 export interface System {
-  key: 'map' | 'disk' | 'wire' | 'driver'
+  /** 'map', 'disk', 'wire', 'driver' here; other benchmarks name theirs. */
+  key: string
   title: string
   url: string
   idsFile: string
@@ -59,9 +60,9 @@ export interface Workload {
 const FILTER = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }))
 export const GET_ONE: Workload = { key: 'get_one', title: 'GET one by id', load: { method: 'GET', path: '/users/{id}' } }
 export const list = (index: string): Workload => ({ key: `list${index}`, title: `list \`limit=20&sort_by=age\`${index}`, load: { method: 'GET', path: '/users?skip=0&limit=20&sort_by=age' } })
-const filter = (index: string): Workload => ({ key: `filter${index}`, title: `list \`limit=20\`, filter \`age > 50\`${index}`, load: { method: 'GET', path: `/users?limit=20&filters=${FILTER}` } })
-const CREATE: Workload = { key: 'create', title: 'POST create (durable)', load: { method: 'POST', path: '/users', body: 'create' } }
-const PATCH: Workload = { key: 'patch', title: 'PATCH one field (durable)', load: { method: 'PATCH', path: '/users/{id}', body: 'patch' } }
+export const filter = (index: string): Workload => ({ key: `filter${index}`, title: `list \`limit=20\`, filter \`age > 50\`${index}`, load: { method: 'GET', path: `/users?limit=20&filters=${FILTER}` } })
+export const CREATE: Workload = { key: 'create', title: 'POST create (durable)', load: { method: 'POST', path: '/users', body: 'create' } }
+export const PATCH: Workload = { key: 'patch', title: 'PATCH one field (durable)', load: { method: 'PATCH', path: '/users/{id}', body: 'patch' } }
 
 const pinnable = await canPin()
 
@@ -82,7 +83,7 @@ async function canPin(): Promise<boolean> {
 const children: ChildProcess[] = []
 
 /** Starts a server pinned to the server core and waits for the first line matching `ready`. */
-function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string, pid: number }> {
+export function startServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string, pid: number }> {
   const [command, argv] = pinned(SERVER_CORE, process.execPath, args)
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
@@ -97,7 +98,7 @@ function startServer(args: string[], env: Record<string, string>, ready: RegExp)
   })
 }
 
-const startBenchServer = (script: string, env: Record<string, string> = {}) => startServer(['--import', 'tsx', here(script)], env, /^LISTENING (\S+)/)
+export const startBenchServer = (script: string, env: Record<string, string> = {}) => startServer(['--import', 'tsx', here(script)], env, /^LISTENING (\S+)/)
 
 /** CPU time (user + system, ms) the processes have used so far; undefined without /proc. */
 function cpuMs(pids: number[]): number | undefined {
@@ -117,9 +118,14 @@ function cpuMs(pids: number[]): number | undefined {
 /** USER_HZ: 100 on every Linux the benchmark runs on. */
 const CLOCK_TICKS = 100
 
+/** Stops the servers started so far, by their own handles. */
+export function stopServers(): void {
+  for (const child of children.splice(0).reverse()) child.kill('SIGTERM')
+}
+
 /** POSTs every user through the create route, a few at a time, and writes the ids it answered. */
-async function seed(url: string, file: string): Promise<void> {
-  const users = generateUsers(USERS)
+export async function seed(url: string, file: string, count = USERS): Promise<void> {
+  const users = generateUsers(count)
   const ids: string[] = new Array(users.length)
   let next = 0
   async function worker(): Promise<void> {
@@ -136,16 +142,27 @@ async function seed(url: string, file: string): Promise<void> {
 }
 
 /** One load run from a child pinned to the load core. */
-export function runLoad(system: System, workload: Workload, runTag: string): Promise<LoadResult> {
-  const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...workload.load }
+export function runLoad(system: System, workload: Workload, runTag: string, length: Partial<Pick<LoadConfig, 'seconds' | 'connections'>> = {}): Promise<LoadResult> {
+  return startLoad(system, workload, runTag, length).done
+}
+
+/** A load run started: `started` once the load generator begins sending, `done` with its result. */
+export function startLoad(system: System, workload: Workload, runTag: string, length: Partial<Pick<LoadConfig, 'seconds' | 'connections'>> = {}): { started: Promise<void>, done: Promise<LoadResult> } {
+  const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...length, ...workload.load }
   const [command, argv] = pinned(LOAD_CORE, process.execPath, ['--import', 'tsx', here('./load-generator.ts'), JSON.stringify(config)])
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk
-    })
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  let announce: () => void
+  const started = new Promise<void>((resolve) => {
+    announce = resolve
+  })
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk
+    if (out.startsWith('STARTED')) announce()
+  })
+  const done = new Promise<LoadResult>((resolve, reject) => {
     child.on('exit', (code) => {
+      announce()
       if (code !== 0) return reject(new Error(`load generator exited with ${code}`))
       const result = JSON.parse(out.trim().split('\n').pop()!) as LoadResult
       // A run answering errors would measure the error path: say so rather than report it silently.
@@ -153,15 +170,16 @@ export function runLoad(system: System, workload: Workload, runTag: string): Pro
       resolve(result)
     })
   })
+  return { started, done }
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 /** CPU microseconds per request, per workload and system (medians), when /proc tells. */
-const cpuPerRequest = new Map<string, Map<string, number>>()
+export const cpuPerRequest = new Map<string, Map<string, number>>()
 
 /** Every system once per round, rounds interleaved; medians per system. */
-async function measure(systems: System[], workload: Workload, results: Map<string, Map<string, number>>): Promise<void> {
+export async function measure(systems: System[], workload: Workload, results: Map<string, Map<string, number>>): Promise<void> {
   const runs = new Map<string, number[]>(systems.map((system) => [system.key, []]))
   const cpuRuns = new Map<string, number[]>(systems.map((system) => [system.key, []]))
   for (let round = 0; round < ROUNDS; round++) {
@@ -254,8 +272,7 @@ export async function benchThroughput(): Promise<void> {
     for (const workload of indexed) await measure(systems, workload, results)
     printTables(systems, [GET_ONE, workloads[1]!, indexed[0]!, workloads[2]!, indexed[1]!, CREATE, PATCH], results)
   } finally {
-    // Only the children this benchmark started, by their own handles.
-    for (const child of children.reverse()) child.kill('SIGTERM')
+    stopServers()
     rmSync(work, { recursive: true, force: true })
   }
 }

@@ -27,6 +27,9 @@ export interface LoadResult {
   requests: number
   non2xx: number
   errors: number
+  /** Latency percentiles of the run, ms (autocannon's histogram, 1 ms resolution). */
+  latencyP50: number
+  latencyP99: number
 }
 
 const config = JSON.parse(process.argv[2]!) as LoadConfig
@@ -45,6 +48,8 @@ function nextBody(): string | undefined {
 }
 
 const dynamic = config.path.includes('{id}') || config.body !== undefined
+// Tells the parent the load begins (mixed-load.ts starts its measured run once a background load runs).
+console.log('STARTED')
 const result = await autocannon({
   url: dynamic ? config.url : config.url + config.path,
   connections: config.connections,
@@ -66,5 +71,5 @@ const result = await autocannon({
     : {}),
 })
 // Completed requests over the run's length: the per-second average reads 0 for a workload slower than a second.
-const answer: LoadResult = { requestsPerSecond: result.requests.total / result.duration, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors }
+const answer: LoadResult = { requestsPerSecond: result.requests.total / result.duration, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, latencyP50: result.latency.p50, latencyP99: result.latency.p99 }
 console.log(JSON.stringify(answer))

@@ -3,6 +3,7 @@
  * Numbers are medians; these machines are noisy, so compare ratios, not absolute values.
  * BENCH_SECONDS / BENCH_ROUNDS / BENCH_USERS tune the throughput run (http-throughput.ts).
  * BENCH_SCALE=1 adds the 1,000,000-document run (scale.ts; seeding it takes minutes).
+ * mixed-load.ts: GET one's p99 against its p50 while another client runs sorted pages (BENCH_MIXED_SECONDS).
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +11,7 @@ import { benchThroughput } from './http-throughput.ts'
 
 await benchThroughput()
 // Each of these runs in its own process, so their memory and JIT state do not mix.
-for (const script of ['./engine-reads.ts', './list-memory.ts', './wire-roundtrip.ts', './deep-page.ts', './groups.ts', './batch.ts', './events.ts', './event-loop.ts', ...(process.env['BENCH_SCALE'] === '1' ? ['./scale.ts'] : [])]) {
+for (const script of ['./engine-reads.ts', './list-memory.ts', './wire-roundtrip.ts', './deep-page.ts', './groups.ts', './batch.ts', './events.ts', './event-loop.ts', './mixed-load.ts', ...(process.env['BENCH_SCALE'] === '1' ? ['./scale.ts'] : [])]) {
   console.log('')
   const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], { stdio: 'inherit' })
   if (child.status !== 0) process.exitCode = 1

@@ -34,7 +34,10 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })))
 }
 
-/** Starts `serve` (PORT=0 unless `env` says otherwise) and waits for its "listening on" line. */
+/**
+ * Starts `serve` (PORT=0 unless `env` says otherwise) and waits for the end of what it says on starting
+ * (its "listening on" line, then the docs line, which can arrive in a later chunk).
+ */
 export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<RunningCli> {
   const child = spawnCli(args, { PORT: '0', ...env }, cwd)
   let stdout = ''
@@ -45,7 +48,7 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd?
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString()
       const found = /listening on (http:\/\/\S+)/.exec(stdout)
-      if (found) resolve(found[1]!)
+      if (found && stdout.includes('Ctrl-C stops.')) resolve(found[1]!)
     })
     void exited.then((code) => reject(new Error(`the command exited with ${code} before listening:\n${stdout}\n${stderr}`)))
   })

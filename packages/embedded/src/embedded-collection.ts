@@ -93,8 +93,19 @@ export class EmbeddedCollection {
 
   /** The write primitives of a collection, for engine code only (an aggregation's `$out` and `$merge`). */
   static coreOf: (collection: EmbeddedCollection) => CollectionCore
+  /**
+   * For the wire server: the stored bytes of the document `findOne(filter)` would answer, without
+   * options, when the filter names one ObjectId `_id` (`null`: no such document); undefined when the
+   * read needs more than the key (another filter, a view), and the caller reads through `findOne`.
+   */
+  static storedPointOf: (collection: EmbeddedCollection, filter: Document) => Uint8Array | null | undefined
   static {
     EmbeddedCollection.coreOf = (collection) => collection.#core
+    EmbeddedCollection.storedPointOf = (collection, filter) => {
+      if (collection.#view.definition()) return undefined
+      collection.#core.assertOpen()
+      return collection.#core.pointBytes(filter)
+    }
   }
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean, resolve: CollectionResolver, output: OutputResolver, view: ViewAccess, reads?: ReadSettings) {

@@ -232,9 +232,8 @@ function* sortDocuments(docs: Iterable<Document | Pause>, sort: SortSpec, keep: 
     }
     const sorted = yield* collector.sorted(deadline)
     for (let i = 0; i < sorted.length; i++) {
-      const { value, size } = sorted[i]!
-      sorted[i] = undefined as never
-      memory.release(size)
+      const value = sorted.take(i)
+      memory.release(sorted.size(i))
       yield value
       deadline.tick()
       if (deadline.due()) yield PAUSE

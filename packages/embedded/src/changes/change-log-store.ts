@@ -84,15 +84,14 @@ export class LmdbChangeLog implements ChangeLogStore {
   #retention: ChangeRetention = DEFAULT_CHANGE_RETENTION
   /** The number of the last entry appended (committed or in the open transaction). */
   #last: number
-  #count: number
 
   constructor(root: RootDatabase) {
     this.#db = root.openDB<Buffer, number>('changes', { encoding: 'binary' })
     const lastKey = [...this.#db.getKeys({ reverse: true, limit: 1 })][0] ?? 0
     this.#last = Math.max(lastKey, this.#storedTrimmed())
-    this.#count = this.#db.getKeysCount({ start: TRIMMED_KEY + 1 })
   }
 
+  /** Read inside the write transaction, so a write that failed (and numbered entries it never stored) cannot mislead it. */
   #storedTrimmed(): number {
     const bytes = this.#db.get(TRIMMED_KEY)
     return bytes === undefined ? 0 : bytes.readDoubleLE(0)
@@ -105,29 +104,31 @@ export class LmdbChangeLog implements ChangeLogStore {
       value.writeDoubleLE(now, 0)
       value.set(bytes, TIME_BYTES)
       this.#db.put(++this.#last, value)
-      this.#count++
     }
     this.#trim(now)
   }
 
   /**
-   * Drops entries past retention, oldest first, in the same transaction. Read before removing (no
-   * removal under a live range); by age, a few more per write than are added, so it keeps up.
+   * Drops entries past retention, oldest first, in the same transaction. By count, the kept entries
+   * are those numbered within the last `events` numbers (a failed write leaves a gap, so at most
+   * `events` are kept): the doomed keys are known without reading the log, which every write would
+   * otherwise pay for once the log is full. By age, entries are read before removal (no removal
+   * under a live range), a few more per write than are added, so it keeps up.
    */
   #trim(now: number): void {
-    const oldest = this.#retention.ms === undefined ? -Infinity : now - this.#retention.ms
-    const excess = Math.max(0, this.#count - this.#retention.events)
-    if (excess === 0 && oldest === -Infinity) return
-    const doomed: number[] = []
-    for (const { key, value } of this.#db.getRange({ start: TRIMMED_KEY + 1, limit: excess + 16 })) {
-      if (doomed.length >= excess && value.readDoubleLE(0) >= oldest) break
-      doomed.push(key)
+    const trimmed = this.#storedTrimmed()
+    let upTo = Math.max(trimmed, this.#last - this.#retention.events)
+    if (this.#retention.ms !== undefined) {
+      const oldest = now - this.#retention.ms
+      for (const { key, value } of this.#db.getRange({ start: upTo + 1, limit: 16 })) {
+        if (value.readDoubleLE(0) >= oldest) break
+        upTo = key
+      }
     }
-    if (doomed.length === 0) return
-    for (const key of doomed) this.#db.remove(key)
-    this.#count -= doomed.length
+    if (upTo === trimmed) return
+    for (let key = trimmed + 1; key <= upTo; key++) this.#db.remove(key)
     const bytes = Buffer.alloc(8)
-    bytes.writeDoubleLE(doomed.at(-1)!, 0)
+    bytes.writeDoubleLE(upTo, 0)
     this.#db.put(TRIMMED_KEY, bytes)
   }
 

@@ -144,11 +144,16 @@ export class CollectionCore {
    * the match: no filter to compile, no plan, no cursor.
    */
   pointRead(filter: Document): Document | null | undefined {
+    const bytes = this.pointBytes(filter)
+    return bytes === undefined || bytes === null ? bytes : decodeDocument(bytes)
+  }
+
+  /** `pointRead`'s document as stored, not decoded: what the wire server sends on as it is. */
+  pointBytes(filter: Document): Uint8Array | null | undefined {
     const id = soleObjectIdOf(filter)
     if (id === undefined) return undefined
     this.indexes.assertBuildable(() => this.all())
-    const bytes = this.storage.get(toValueKey(id))
-    return bytes === undefined ? null : decodeDocument(bytes)
+    return this.storage.get(toValueKey(id)) ?? null
   }
 
   /** The candidate keys of `filter` (see `plan`), unordered. */

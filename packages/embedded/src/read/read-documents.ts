@@ -1,5 +1,6 @@
 import { Query } from 'mingo/query'
 import type { BsonFieldReader } from '../bson/bson-field-reader.js'
+import { AS_STORED, StoredBytes, type StoredFindOptions } from '../bson/stored-bytes.js'
 import { checkFieldPaths } from '../check-field-path.js'
 import { toCollation } from '../collation/collation.js'
 import type { Document, FindOptions } from '../document.js'
@@ -7,7 +8,8 @@ import { asServerError } from '../errors.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import { compileFilter, filterCollation, type Matcher } from '../query/compile-filter.js'
 import { BsonArena } from '../sort/bson-arena.js'
-import { SortedCollector, type SortSpec, type ValueOrder } from '../sort/sort-documents.js'
+import { ChunkedList } from '../sort/chunked-list.js'
+import { SortedCollector, type SortedValues, type SortSpec, type ValueOrder } from '../sort/sort-documents.js'
 import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, type SortMemory, SortMemoryLimit } from '../sort/sort-memory-limit.js'
 import { toFindSort } from '../sort/sort-spec.js'
 import { exactCopy } from '../storage/pooled-copy.js'
@@ -16,7 +18,7 @@ import type { Deadline } from './deadline.js'
 import { type ColumnEntry, fieldColumn } from './field-columns.js'
 import { fieldsToRead } from './fields-to-read.js'
 import { PAUSE, type Paced, type Pause } from './pause.js'
-import { countExamined, decodeStored, type StoredDocument, scanStored } from './scan-documents.js'
+import { countExamined, decodeStored, iterate, type StoredDocument, scanStored } from './scan-documents.js'
 
 /** Where a read finds its documents: the storage, and the index lookups (collection-core.ts). */
 interface ReadSource {
@@ -25,17 +27,12 @@ interface ReadSource {
 }
 
 /**
- * A sorted match: its BSON bytes (or their place in the sort's arena), and what the sort charged
- * to its memory limit for it.
+ * What the sorted matches are: their BSON bytes (or their places in the sort's arena), what the sort
+ * charged to its memory limit for each (same places; unused with an arena), and the arena holding
+ * those the sort did not keep one by one.
  */
-interface SortedDocument {
-  readonly value: Uint8Array | number
-  readonly size: number
-}
-
-/** What the sorted matches are: their bytes, and the arena holding those the sort did not keep one by one. */
 interface Sorted {
-  documents: Array<SortedDocument | undefined>
+  documents: SortedValues<Uint8Array | number>
   arena: BsonArena | undefined
 }
 
@@ -61,12 +58,12 @@ export function* readDocuments(
   const matches = compileFilter(filter, collated)
   const skip = Math.max(0, options.skip ?? 0)
   const limit = Math.abs(options.limit ?? 0) || Number.POSITIVE_INFINITY
-  const project = compileProjection(options.projection)
+  const emit = emitter(options)
   const sort = toFindSort(options.sort)
   const keys = collated ? undefined : source.pointKeys(filter)
   const reader = fieldsToRead(filter, sort)
   if (sort === undefined) {
-    yield* page(scanStored(source.storage, keys, matches, deadline, reader), skip, limit, project, deadline)
+    yield* page(scanStored(source.storage, keys, matches, deadline, reader), skip, limit, emit, deadline)
     return undefined
   }
   // Owned here, so that it lives as long as the sorted documents it counts are held.
@@ -74,7 +71,7 @@ export function* readDocuments(
   try {
     const order = { memory, order: collation?.compareValues }
     const sorted = yield* sortStored(source.storage, keys, matches, deadline, reader, sort, skip + limit, order)
-    yield* page(handOut(sorted, memory), skip, limit, project, deadline)
+    yield* page(handOut(sorted, memory), skip, limit, emit, deadline)
   } finally {
     memory.release()
   }
@@ -82,7 +79,7 @@ export function* readDocuments(
 }
 
 /** Skip, limit and projection over stored matches (pauses passed on); skipped documents are never decoded. */
-function* page(found: Iterable<StoredDocument | Pause>, skip: number, limit: number, project: (doc: Document) => Document, deadline: Deadline): Paced<Document> {
+function* page(found: Iterable<StoredDocument | Pause>, skip: number, limit: number, emit: (stored: StoredDocument) => Document, deadline: Deadline): Paced<Document> {
   let skipped = 0
   let returned = 0
   for (const stored of found) {
@@ -95,7 +92,7 @@ function* page(found: Iterable<StoredDocument | Pause>, skip: number, limit: num
       continue
     }
     deadline.tick()
-    yield project(decodeStored(stored))
+    yield emit(stored)
     // Stop before pulling (and decoding) one document more than needed.
     if (++returned >= limit) break
     if (deadline.due()) yield PAUSE
@@ -106,10 +103,9 @@ function* page(found: Iterable<StoredDocument | Pause>, skip: number, limit: num
 /** The sorted documents one by one, each given back to the memory limit (and dropped) as it is handed out. */
 function* handOut({ documents, arena }: Sorted, memory: SortMemoryLimit): Generator<StoredDocument, undefined> {
   for (let i = 0; i < documents.length; i++) {
-    const { value, size } = documents[i]!
-    documents[i] = undefined
+    const value = documents.take(i)
     // Bytes in the arena are freed with it, at the end: they stay counted until then.
-    if (arena === undefined) memory.release(size)
+    if (arena === undefined) memory.release(documents.size(i))
     yield { bytes: typeof value === 'number' ? arena!.get(value) : value, doc: {}, whole: false }
   }
   return undefined
@@ -145,6 +141,7 @@ function* sortStored(
   // of what it takes, so it keeps each in a copy of its own, dropped with it.
   const arena = Number.isFinite(keep) ? undefined : new BsonArena()
   const collector = new SortedCollector<Uint8Array | number>(sort, keep, options)
+  if (arena !== undefined && keys === undefined && reader !== undefined) yield* reserveMatches(storage, matches, deadline, reader, collector, options.memory)
   const wanted = (doc: Document) => collector.competes(doc)
   const copy = (bytes: Uint8Array) => (arena === undefined ? exactCopy(bytes) : arena.add(bytes))
   for (const found of scanStored(storage, keys, matches, deadline, reader, wanted)) {
@@ -152,6 +149,32 @@ function* sortStored(
     else if (collector.offer(found.doc, () => copy(found.bytes), () => found.bytes.byteLength)) yield* collector.cut(deadline)
   }
   return { documents: yield* collector.sorted(deadline), arena }
+}
+
+/**
+ * Reserves at once what an unbounded sort over the whole collection will hold (sort-memory-limit.ts),
+ * counted by a first walk that keeps nothing: a sort refused for lack of memory (365 while other sorts
+ * hold it, 292 past its own limit) is refused before it has copied anything. Refused half-way instead,
+ * each try left megabytes of copies behind (bench/event-loop.ts: eight clients retrying unbounded sorts).
+ * Not counted as examined: the sort's own walk counts the documents.
+ */
+function* reserveMatches(
+  storage: CollectionStorage,
+  matches: Matcher,
+  deadline: Deadline,
+  reader: BsonFieldReader,
+  collector: SortedCollector<unknown>,
+  memory: SortMemoryLimit
+): Generator<Pause, void> {
+  let bytes = 0
+  const walk = storage.visit<Pause>((view) => {
+    deadline.tick()
+    const doc = reader.read(view)
+    if (matches(doc)) bytes += collector.chargeFor(doc, view.length)
+    return deadline.due() ? PAUSE : undefined
+  })
+  for (const _ of iterate(walk)) yield PAUSE
+  memory.reserve(bytes)
 }
 
 /**
@@ -181,21 +204,31 @@ function* sortColumn(
     }
   }
   countExamined(column.length)
-  const sorted = yield* collector.sorted(deadline)
+  const keys = yield* collector.sorted(deadline)
   const arena = new BsonArena()
-  const documents: SortedDocument[] = []
-  for (const { value: key, size } of sorted as SortedOf<string>[]) {
+  // Places in the arena: the sizes are not needed, the arena stays counted until the end.
+  const places = new ChunkedList<number>()
+  for (let i = 0; i < keys.length; i++) {
     if (moved()) return undefined
     deadline.tick()
-    const bytes = storage.get(key)
-    if (bytes !== undefined) documents.push({ value: arena.add(bytes), size })
+    const bytes = storage.get(keys.take(i))
+    if (bytes !== undefined) places.push(arena.add(bytes))
     if (deadline.due()) yield PAUSE
   }
+  const documents = { length: places.length, take: (index: number) => places.get(index), size: () => 0 }
   return moved() ? undefined : { documents, arena }
 }
 
-/** An entry of a sort's result, as `sorted` hands it over. */
-type SortedOf<T> = { readonly value: T, readonly size: number }
+/**
+ * How a match leaves the read: decoded and projected; or, for the wire server (AS_STORED, no
+ * projection), as its stored bytes, copied (a sort's arena is reused once the read ends).
+ */
+function emitter(options: StoredFindOptions): (stored: StoredDocument) => Document {
+  const hasProjection = options.projection !== undefined && Object.keys(options.projection).length > 0
+  if (options[AS_STORED] && !hasProjection) return (stored) => new StoredBytes(exactCopy(stored.bytes)) as unknown as Document
+  const project = compileProjection(options.projection)
+  return (stored) => project(decodeStored(stored))
+}
 
 export function compileProjection(projection: Document | undefined): (doc: Document) => Document {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc

@@ -9,7 +9,7 @@ const MERGE_STEP = 256
 /**
  * `items` sorted by `compare`, stably (equal items keep their order), without holding the event
  * loop: one Array.sort of 100,000 documents by a BSON comparison takes a large part of a second.
- * Runs of RUN items are each sorted by Array.sort, then merged pairwise, and between two runs and
+ * Runs of RUN items are each sorted by Array.sort (in place), then merged pairwise, and between two runs and
  * every MERGE_STEP items of a merge the deadline's slice is looked at: PAUSE when it is used up
  * (pause.ts). The work is the same as one sort's (n log n comparisons), cut into slices.
  */
@@ -18,38 +18,41 @@ export function* pacedSort<T>(items: T[], compare: (a: T, b: T) => number, deadl
     deadline.tick(items.length)
     return items.sort(compare)
   }
-  let runs: T[][] = []
   for (let start = 0; start < items.length; start += RUN) {
-    runs.push(items.slice(start, start + RUN).sort(compare))
+    const run = items.slice(start, start + RUN).sort(compare)
+    for (let i = 0; i < run.length; i++) items[start + i] = run[i]!
     deadline.tick(RUN)
     if (deadline.due()) yield PAUSE
   }
-  while (runs.length > 1) {
-    const merged: T[][] = []
-    for (let i = 0; i < runs.length; i += 2) {
-      const left = runs[i]!
-      const right = runs[i + 1]
-      merged.push(right === undefined ? left : yield* merge(left, right, compare, deadline))
+  // Each pass merges pairs of runs from one array into the other, then the two swap: one array of
+  // n besides `items`, not a new one per merge (a sort's arrays of 100,000 items are large objects,
+  // which stay as garbage until a full collection).
+  let from = items
+  let to = new Array<T>(items.length)
+  for (let width = RUN; width < items.length; width *= 2) {
+    for (let start = 0; start < items.length; start += 2 * width) {
+      yield* merge(from, to, start, Math.min(start + width, items.length), Math.min(start + 2 * width, items.length), compare, deadline)
     }
-    runs = merged
+    ;[from, to] = [to, from]
   }
-  return runs[0]!
+  return from
 }
 
-/** Two sorted runs as one; on ties the left run's item comes first, so the order of equal items is kept. */
-function* merge<T>(left: T[], right: T[], compare: (a: T, b: T) => number, deadline: Deadline): Generator<Pause, T[]> {
-  const out = new Array<T>(left.length + right.length)
-  let i = 0
-  let j = 0
-  let k = 0
-  while (i < left.length && j < right.length) {
-    out[k++] = compare(left[i]!, right[j]!) <= 0 ? left[i++]! : right[j++]!
-    if (k % MERGE_STEP === 0) {
+/**
+ * Merges the sorted runs `from[start, middle)` and `from[middle, end)` into `to[start, end)`; on ties the
+ * left run's item comes first, so the order of equal items is kept.
+ */
+function* merge<T>(from: T[], to: T[], start: number, middle: number, end: number, compare: (a: T, b: T) => number, deadline: Deadline): Generator<Pause, void> {
+  let i = start
+  let j = middle
+  let k = start
+  while (i < middle && j < end) {
+    to[k++] = compare(from[i]!, from[j]!) <= 0 ? from[i++]! : from[j++]!
+    if ((k - start) % MERGE_STEP === 0) {
       deadline.tick(MERGE_STEP)
       if (deadline.due()) yield PAUSE
     }
   }
-  while (i < left.length) out[k++] = left[i++]!
-  while (j < right.length) out[k++] = right[j++]!
-  return out
+  while (i < middle) to[k++] = from[i++]!
+  while (j < end) to[k++] = from[j++]!
 }

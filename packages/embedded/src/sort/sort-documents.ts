@@ -3,6 +3,7 @@ import { checkFieldPath } from '../check-field-path.js'
 import { type Document, isPlainObject } from '../document.js'
 import type { Deadline } from '../read/deadline.js'
 import { type Pause, runUnpaced } from '../read/pause.js'
+import { ChunkedList } from './chunked-list.js'
 import { pacedSort } from './paced-sort.js'
 import type { SortMemoryLimit } from './sort-memory-limit.js'
 
@@ -13,10 +14,13 @@ const EMPTY_ARRAY = Object.freeze({ _bsontype: 'MinKey' })
 
 export type ValueOrder = (a: unknown, b: unknown) => number
 
-interface Entry<T> {
-  keys: unknown[]
-  value: T
-  size: number
+/** What a sort hands over: the values kept, in sort order, and the size each was charged. */
+export interface SortedValues<T> {
+  readonly length: number
+  /** The `index`th value in sort order; an object (bytes, a document) is forgotten as it is taken, to be freed once handed on. */
+  take(index: number): T
+  /** The size the `index`th value in sort order was charged. */
+  size(index: number): number
 }
 
 interface SortedCollectorOptions {
@@ -41,9 +45,17 @@ export class SortedCollector<T = Document> {
   readonly #keep: number
   readonly #memory: SortMemoryLimit | undefined
   readonly #order: ValueOrder
-  #entries: Entry<T>[] = []
-  /** The last entry kept by the latest cut, once the buffer has been cut to `keep`. */
-  #cutoff: Entry<T> | undefined
+  /**
+   * The buffer as parallel lists, not an object (and a keys array) per entry: an unbounded sort keeps
+   * every match, and 100,000 small objects that live through the scan end up in the old generation,
+   * where they (and the copies of a sort refused half-way) stay as garbage until a full collection.
+   * Entry i's sort keys are #keys[i × fields .. (i + 1) × fields), its value #values[i], its charged size #sizes[i].
+   */
+  #keys = new ChunkedList<unknown>()
+  #values = new ChunkedList<T>()
+  #sizes = new ChunkedList<number>()
+  /** The sort keys of the last entry kept by the latest cut, once the buffer has been cut to `keep`. */
+  #cutoff: unknown[] | undefined
 
   constructor(sort: SortSpec, keep = Number.POSITIVE_INFINITY, options: SortedCollectorOptions = {}) {
     this.#fields = Object.entries(sort).map(([path, dir]) => {
@@ -73,11 +85,18 @@ export class SortedCollector<T = Document> {
    */
   offer(doc: Document, value: () => T, size: () => number): boolean {
     const keys = this.#keysOf(doc)
-    if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff.keys) >= 0) return false
-    const entry = { keys, value: value(), size: this.#memory ? size() + entryBytes(keys) : 0 }
-    this.#entries.push(entry)
-    this.#memory?.charge(entry.size)
-    return this.#entries.length >= 2 * this.#keep
+    if (this.#cutoff !== undefined && this.#compareKeys(keys, this.#cutoff) >= 0) return false
+    const charged = this.#memory ? size() + entryBytes(keys) : 0
+    for (const key of keys) this.#keys.push(key)
+    this.#values.push(value())
+    this.#sizes.push(charged)
+    this.#memory?.charge(charged)
+    return this.#values.length >= 2 * this.#keep
+  }
+
+  /** What `offer` would charge for `doc` of `size` bytes (to reserve it beforehand: sort-memory-limit.ts). */
+  chargeFor(doc: Document, size: number): number {
+    return size + entryBytes(this.#keysOf(doc))
   }
 
   /**
@@ -86,32 +105,68 @@ export class SortedCollector<T = Document> {
    */
   competes(doc: Document): boolean {
     if (this.#cutoff === undefined) return true
-    return this.#compareKeys(this.#keysOf(doc), this.#cutoff.keys) < 0
+    return this.#compareKeys(this.#keysOf(doc), this.#cutoff) < 0
   }
 
   /** Sorts the buffer and cuts it back to `keep`, pausing between slices of the sort (`deadline` given). */
   *cut(deadline?: Deadline): Generator<Pause, void> {
-    const compare = (a: Entry<T>, b: Entry<T>) => this.#compareKeys(a.keys, b.keys)
-    this.#entries = deadline === undefined ? this.#entries.sort(compare) : yield* pacedSort(this.#entries, compare, deadline)
-    if (this.#entries.length >= this.#keep) {
-      this.#entries.length = this.#keep
-      this.#cutoff = this.#entries[this.#keep - 1]
-      if (this.#memory) this.#memory.reset(this.#entries.reduce((sum, entry) => sum + entry.size, 0))
+    yield* this.#sortBuffer(deadline, true)
+  }
+
+  /** Sorts the buffer and cuts it back to `keep`; the keys are kept (in order) only when more offers may follow (`more`). */
+  /**
+   * Sorts the buffer and cuts it back to `keep`. With `more` (offers may follow) the buffer is rebuilt in
+   * sort order; otherwise it stays as it is, and the order (places in the buffer, best first) is returned.
+   */
+  *#sortBuffer(deadline: Deadline | undefined, more: boolean): Generator<Pause, number[]> {
+    const width = this.#fields.length
+    const keys = this.#keys
+    const compare = (a: number, b: number) => this.#compareAt(keys, a * width, b * width)
+    const places = Array.from({ length: this.#values.length }, (_, i) => i)
+    const order = deadline === undefined ? places.sort(compare) : yield* pacedSort(places, compare, deadline)
+    const cut = order.length >= this.#keep
+    if (cut) order.length = this.#keep
+    if (this.#memory && cut) this.#memory.reset(order.reduce((sum, at) => sum + this.#sizes.get(at), 0))
+    if (!more) return order
+    const sortedKeys = new ChunkedList<unknown>()
+    const values = new ChunkedList<T>()
+    const sizes = new ChunkedList<number>()
+    for (const at of order) {
+      for (let f = 0; f < width; f++) sortedKeys.push(keys.get(at * width + f))
+      values.push(this.#values.get(at))
+      sizes.push(this.#sizes.get(at))
     }
+    this.#keys = sortedKeys
+    this.#values = values
+    this.#sizes = sizes
+    if (cut) this.#cutoff = Array.from({ length: width }, (_, f) => sortedKeys.get((order.length - 1) * width + f))
+    return order
   }
 
   /** The values kept, in sort order, with the size each was charged: sorted in slices, pausing between them. */
-  *sorted(deadline: Deadline): Generator<Pause, Array<{ readonly value: T, readonly size: number } | undefined>> {
-    yield* this.cut(deadline)
-    const sorted = this.#entries
-    this.#entries = []
-    return sorted
+  *sorted(deadline: Deadline): Generator<Pause, SortedValues<T>> {
+    const order = yield* this.#sortBuffer(deadline, false)
+    const values = this.#values
+    const sizes = this.#sizes
+    this.#keys = new ChunkedList()
+    this.#values = new ChunkedList()
+    this.#sizes = new ChunkedList()
+    return {
+      length: order.length,
+      take: (index) => {
+        const at = order[index]!
+        const value = values.get(at)
+        if (typeof value === 'object') values.set(at, undefined as T)
+        return value
+      },
+      size: (index) => sizes.get(order[index]!),
+    }
   }
 
   /** The values kept, in sort order, sorted in one stretch. */
   result(): T[] {
-    runUnpaced(this.cut())
-    return this.#entries.map((entry) => entry.value)
+    const order = runUnpaced(this.#sortBuffer(undefined, false))
+    return order.map((at) => this.#values.get(at))
   }
 
   #keysOf(doc: Document): unknown[] {
@@ -125,9 +180,22 @@ export class SortedCollector<T = Document> {
     }
     return 0
   }
+
+  /** Compares the buffered keys from `aAt` with those from `bAt`, field by field. */
+  #compareAt(keys: ChunkedList<unknown>, aAt: number, bAt: number): number {
+    for (let i = 0; i < this.#fields.length; i++) {
+      const order = this.#order(keys.get(aAt + i), keys.get(bAt + i))
+      if (order !== 0) return order * this.#fields[i]![1]
+    }
+    return 0
+  }
 }
 
-/** What one entry of a sort holds besides its document: the entry, the array of its keys, the handle of its bytes. */
+/**
+ * What one entry of a sort is counted besides its document. Its slots in the collector's lists, the handle of its
+ * bytes and its place in the sort's order take about 40 bytes; the rest covers what a sort makes on the way
+ * (the merges' arrays) and the heap's slack, so that what sorts count stays close to what they cost.
+ */
 const ENTRY_BYTES = 100
 /** What a key value holds in memory, by kind (measured on Node 20: an ObjectId and its 12-byte buffer take about 100). */
 const OBJECT_KEY_BYTES = 100

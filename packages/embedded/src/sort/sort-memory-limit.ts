@@ -70,6 +70,8 @@ export class SortMemoryLimit {
   readonly #pool: SortMemoryPool | undefined
   /** What this sort holds, and took from the pool: given back when it hands documents out, fails or closes. */
   readonly #account = { bytes: 0 }
+  /** What `reserve` took that charges have not drawn on yet (part of the account). */
+  #reserved = 0
 
   constructor(memory: SortMemory) {
     this.#limitBytes = memory.pool === undefined ? memory.limitBytes : Math.min(memory.limitBytes, memory.pool.limitBytes)
@@ -80,6 +82,23 @@ export class SortMemoryLimit {
 
   /** Counts `bytes` more as held; throws once this sort is past its limit, or the engine's sorts together past theirs. */
   charge(bytes: number): void {
+    const drawn = Math.min(bytes, this.#reserved)
+    this.#reserved -= drawn
+    this.#charge(bytes - drawn)
+  }
+
+  /**
+   * Takes at once what the sort is about to keep (counted before it keeps anything), failing as `charge`
+   * does: a sort refused for lack of memory is refused before it copies anything. Its charges then draw
+   * on what it reserved.
+   */
+  reserve(bytes: number): void {
+    this.#charge(bytes)
+    this.#reserved += bytes
+  }
+
+  #charge(bytes: number): void {
+    if (bytes === 0) return
     if (this.#account.bytes + bytes > this.#limitBytes) {
       this.release()
       throw sortMemoryExceededError(this.#limitBytes, this.#allowDiskUse)
@@ -94,12 +113,14 @@ export class SortMemoryLimit {
 
   /** After the sort dropped documents: what it still holds. */
   reset(heldBytes: number): void {
+    this.#reserved = 0
     this.#pool?.give(this.#account.bytes - heldBytes)
     this.#account.bytes = heldBytes
   }
 
   /** Gives back `bytes` (a document handed out), or everything (the sort is done, failed or closed). */
   release(bytes = this.#account.bytes): void {
+    this.#reserved = Math.min(this.#reserved, this.#account.bytes - bytes)
     this.#pool?.give(bytes)
     this.#account.bytes -= bytes
   }

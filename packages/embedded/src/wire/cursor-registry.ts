@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Long } from 'mongodb'
 import { bsonSizeWithin, MAX_BSON_SIZE } from '../bson/bson-codec.js'
+import { StoredBytes } from '../bson/stored-bytes.js'
 import type { Document } from '../document.js'
 import { documentTooLargeError } from '../errors.js'
 import { cursorNotFound, operationFailed } from './wire-error.js'
@@ -167,7 +168,7 @@ export class CursorRegistry {
         if (step.done) return { docs, done: true }
         doc = step.value
       }
-      const size = bsonSizeWithin(doc, MAX_DOCUMENT_BYTES)
+      const size = doc instanceof StoredBytes ? doc.bytes.length : bsonSizeWithin(doc, MAX_DOCUMENT_BYTES)
       if (size > MAX_DOCUMENT_BYTES) throw documentTooLargeError(size, MAX_DOCUMENT_BYTES)
       if (docs.length > 0 && bytes + size > MAX_BATCH_BYTES) {
         cursor.pending = doc

@@ -1,5 +1,6 @@
 import { BSON } from 'mongodb'
 import type { Document } from '../document.js'
+import { encodeReplyBody } from './stored-batch-reply.js'
 import { invalidBson, protocolError } from './wire-error.js'
 
 const OP_REPLY = 1
@@ -120,14 +121,14 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
 
 /** A reply to OP_MSG: flags 0 and one body section. */
 export function encodeOpMsg(reply: Document, responseTo: number): Buffer {
-  const body = BSON.serialize(reply, { ignoreUndefined: false })
+  const body = encodeReplyBody(reply)
   const prefix = Buffer.alloc(5)
   return Buffer.concat([header(HEADER_BYTES + 5 + body.length, responseTo, OP_MSG), prefix, body])
 }
 
 /** A reply to OP_QUERY: OP_REPLY with one document, cursor id 0. */
 export function encodeOpReply(reply: Document, responseTo: number): Buffer {
-  const body = BSON.serialize(reply, { ignoreUndefined: false })
+  const body = encodeReplyBody(reply)
   const fields = Buffer.alloc(20)
   fields.writeInt32LE(1, 16)
   return Buffer.concat([header(HEADER_BYTES + 20 + body.length, responseTo, OP_REPLY), fields, body])

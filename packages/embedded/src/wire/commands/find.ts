@@ -1,6 +1,9 @@
 import { Long } from 'mongodb'
+import { AS_STORED, StoredBytes, type StoredFindOptions } from '../../bson/stored-bytes.js'
 import type { Document, FindOptions } from '../../document.js'
+import { EmbeddedCollection } from '../../embedded-collection.js'
 import { changeStreamGetMore } from '../change-stream-cursors.js'
+import { storedBatchReply } from '../stored-batch-reply.js'
 import { typeMismatch } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import {
@@ -46,10 +49,14 @@ const find: CommandHandler = async (command, context) => {
   if (single && isPlainFindOne(options, command)) {
     // The driver's findOne (limit 1, one batch): the engine's findOne, which reads an `_id` from its
     // key, without a cursor to open and close.
+    const stored = EmbeddedCollection.storedPointOf(collection, filter)
+    if (stored !== undefined) return storedBatchReply('firstBatch', stored === null ? [] : [new StoredBytes(stored)], Long.ZERO, ns)
     const doc = await collection.findOne(filter)
     return { cursor: { firstBatch: doc === null ? [] : [doc], id: Long.ZERO, ns }, ok: 1 }
   }
-  return firstBatch(context, ns, collection.find(filter, options), command, single)
+  // Without a projection, the documents go out as they are stored (stored-batch-reply.ts).
+  const stored: StoredFindOptions = projection ? options : { ...options, [AS_STORED]: true }
+  return firstBatch(context, ns, collection.find(filter, stored), command, single)
 }
 
 /** A find of at most one document and no other option: what findOne answers the same. */
