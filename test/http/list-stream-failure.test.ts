@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { request } from 'node:http'
 import { Writable } from 'node:stream'
 import { after, before, it } from 'node:test'
 import type { DriverCollection, DriverCursor } from 'fastify-mongo-crud'
@@ -7,6 +6,7 @@ import { type DriverDb, MongoModel, Type } from 'fastify-mongo-crud'
 import type { Document } from 'mongodb'
 import { ObjectId } from 'mongodb'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
+import { rawGet } from '../harness/raw-get.ts'
 import { describeEachStore } from '../harness/stores.ts'
 
 const Item = MongoModel('Item', { n: Type.Integer() })
@@ -39,31 +39,6 @@ function breakItems(db: DriverDb): DriverDb {
       })
     },
   }
-}
-
-/** The raw answer over real HTTP: status, the bytes received, and how the body ended. */
-function rawGet(port: number, path: string): Promise<{ status: number, body: string, ended: 'cleanly' | 'with an error' }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path }, (res) => {
-      let body = ''
-      let settled = false
-      const settle = (ended: 'cleanly' | 'with an error') => {
-        if (settled) return
-        settled = true
-        resolve({ status: res.statusCode ?? 0, body, ended })
-      }
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        body += chunk
-      })
-      res.on('end', () => settle('cleanly'))
-      res.on('aborted', () => settle('with an error'))
-      res.on('error', () => settle('with an error'))
-      res.on('close', () => settle(res.complete ? 'cleanly' : 'with an error'))
-    })
-    req.on('error', reject)
-    req.end()
-  })
 }
 
 describeEachStore('a streamed list that fails half-way', (mode) => {

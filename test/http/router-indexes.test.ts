@@ -80,9 +80,10 @@ describeEachStore('a sorted page over a declared index', (mode) => {
       assert.deepEqual(first.names, sorted(direction).slice(0, 5), query)
       assert.deepEqual(next.names, sorted(direction).slice(12, 18), query)
       if (mode.name !== 'mongodb') {
-        // The page and one more: the list reads limit + 1 to know whether a next page (Link) exists.
+        // The page and one more: the list reads limit + 1 to know whether a next page (Link) exists; the
+        // documents `skip` passes over are not read (an unfiltered walk of the index matches every key).
         assert.equal(first.examined, 6, `documents examined by ${query}&limit=5`)
-        assert.equal(next.examined, 19, `documents examined by ${query}&skip=12&limit=6`)
+        assert.equal(next.examined, 7, `documents examined by ${query}&skip=12&limit=6`)
       }
     }
   })

@@ -63,7 +63,10 @@ export function* readDocuments(
   const keys = collated ? undefined : source.pointKeys(filter)
   const reader = fieldsToRead(filter, sort)
   if (sort === undefined) {
-    yield* page(scanStored(source.storage, keys, matches, deadline, reader), skip, limit, emit, deadline)
+    // Every key matches an empty filter: the keys a page skips are passed over unread (a deep page of
+    // a sort an index serves read and copied every document it skipped).
+    const unread = keys !== undefined && Object.keys(filter).length === 0 ? skip : 0
+    yield* page(scanStored(source.storage, keys, matches, deadline, reader, undefined, unread), skip - unread, limit, emit, deadline)
     return undefined
   }
   // Owned here, so that it lives as long as the sorted documents it counts are held.

@@ -33,6 +33,9 @@ export function decodeStored(found: StoredDocument): Document {
  * copies only the matches `wanted` accepts (by default every match): a top-k sort refuses those
  * that cannot make its cut. Without a reader, each document is decoded in full to be matched.
  *
+ * The first `unread` keys are passed over without reading their documents: a caller whose filter
+ * matches every key (a page of an unfiltered walk of an index) skips them that way.
+ *
  * Whenever the deadline's slice is used up it yields PAUSE (pause.ts), also between two documents
  * that do not match: a walk past many non-matches lets the event loop run too. On lmdb a pause
  * falls between two of storage's short read transactions, never inside one.
@@ -43,13 +46,19 @@ export function* scanStored(
   matches: Matcher,
   deadline: Deadline,
   reader: BsonFieldReader | undefined,
-  wanted?: (doc: Document) => boolean
+  wanted?: (doc: Document) => boolean,
+  unread = 0
 ): Paced<StoredDocument> {
   if (keys) {
+    let passed = 0
     for (const key of keys) {
       // An index walk can be long too (a sorted walk past many non-matches).
       deadline.tick()
       if (deadline.due()) yield PAUSE
+      if (passed < unread) {
+        passed++
+        continue
+      }
       const bytes = storage.get(key)
       if (bytes === undefined) continue
       const found = inspect(bytes, matches, reader)

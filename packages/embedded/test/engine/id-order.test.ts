@@ -38,10 +38,10 @@ for (const kind of ENGINES) {
       if (kind === 'lmdb') assert.equal(documentsExamined() - start, examinedOnDisk, `documents examined by ${what}`)
     }
 
-    it('serves a sort on _id from the key order, in both directions, stopping after skip + limit', async () => {
+    it('serves a sort on _id from the key order, in both directions, stopping after skip + limit, the skipped keys unread', async () => {
       await assertPage({}, { sort: { _id: 1 }, limit: 20 }, slice(0, 20), 20)
       await assertPage({}, { sort: { _id: -1 }, limit: 20 }, slice(580, 600).reverse(), 20)
-      await assertPage({}, { sort: { _id: 1 }, skip: 290, limit: 10 }, slice(290, 300), 300)
+      await assertPage({}, { sort: { _id: 1 }, skip: 290, limit: 10 }, slice(290, 300), 10)
       await assertPage({}, { sort: { _id: 1 } }, slice(0, 600), 600)
       await assertPage({}, { sort: { _id: -1 } }, slice(0, 600).reverse(), 600)
     })

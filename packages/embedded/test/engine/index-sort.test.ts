@@ -76,10 +76,10 @@ for (const kind of ENGINES) {
       assert.equal(got.examined, examined, `documents examined by ${what}`)
     }
 
-    it('serves { field: ±1, _id: ±1 } from an index on the field, stopping after skip + limit', async () => {
+    it('serves { field: ±1, _id: ±1 } from an index on the field, stopping after skip + limit (an empty filter skips keys unread)', async () => {
       for (const sort of TIE_BREAK_SORTS('age')) {
         await assertServed({}, { sort, limit: 20 }, 20)
-        await assertServed({}, { sort, skip: 35, limit: 10 }, 45)
+        await assertServed({}, { sort, skip: 35, limit: 10 }, 10)
         await assertServed({ age: { $gte: 3, $lt: 6 } }, { sort, limit: 50 }, 50)
         await assertServed({ age: { $in: [2, 7] } }, { sort, skip: 70, limit: 20 }, 90)
       }
@@ -88,7 +88,7 @@ for (const kind of ENGINES) {
     it('walks a run of equal keys longer than the walk holds the other way, and resumes past it', async () => {
       for (const sort of TIE_BREAK_SORTS('flag')) {
         await assertServed({}, { sort, limit: 20 }, 20)
-        await assertServed({}, { sort, skip: 290, limit: 20 }, 310)
+        await assertServed({}, { sort, skip: 290, limit: 20 }, 20)
         await assertServed({}, { sort }, docs.length)
       }
     })

@@ -17,6 +17,12 @@ export const STREAM_ABOVE = 1000
 const POPULATE_BATCH = 100
 /** Streamed text leaves in chunks of about this many characters (a few documents, or one large one). */
 const STREAM_CHUNK_CHARS = 64 * 1024
+/**
+ * A populated page whose text grows past this many characters is streamed from there on, as it is
+ * populated, at the pace the client reads: holding the whole answer (a page of 1,000 documents
+ * referencing 100 each is some 15 MB) for each request at once is what filled the memory.
+ */
+const ONE_PIECE_CHARS = 1024 * 1024
 /** What a client refused for too many streams is told to wait before retrying, in seconds. */
 const STREAM_RETRY_AFTER_S = 1
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -55,13 +61,46 @@ export async function serveList(
     const read = await source.find(onPage === undefined ? query : { ...query, limit: query.limit + 1 })
     const page = onPage === undefined ? read : onPage(read, reply)
     if (presenter.populate === undefined) return reply.type(JSON_TYPE).send(`[${showAll(page, presenter, request)}]`)
-    // A populated page may be megabytes: sent as bytes encoded a document at a time, never as one string to encode at once.
-    const parts: Buffer[] = [Buffer.from('[')]
-    await showPopulated(page, presenter, request, reply, (shown) => parts.push(Buffer.from(parts.length === 1 ? shown : `,${shown}`)))
-    parts.push(Buffer.from(']'))
-    return reply.type(JSON_TYPE).send(Buffer.concat(parts))
+    return sendPopulatedPage(request, reply, showPopulated(page, presenter, request, reply), streams.idleTimeoutMs, presenter.collection)
   }
   return streamList(request, reply, source.list(query), presenter, streams)
+}
+
+/**
+ * A populated page: in one piece while its text stays under ONE_PIECE_CHARS (a failure before then still
+ * gets its error status), streamed past it, each document shown when the client has taken the ones
+ * before (a failure from then on cuts the answer short, as a streamed list's does).
+ */
+async function sendPopulatedPage(request: FastifyRequest, reply: FastifyReply, shown: AsyncGenerator<string>, idleTimeoutMs: number, collection: string): Promise<FastifyReply> {
+  let text = '['
+  for (let next = await shown.next(); next.done !== true; next = await shown.next()) {
+    text += text === '[' ? next.value : `,${next.value}`
+    if (text.length >= ONE_PIECE_CHARS) return reply.type(JSON_TYPE).send(Readable.from(streamRest(text, shown, request, reply, idleTimeoutMs, collection), { objectMode: false }))
+  }
+  return reply.type(JSON_TYPE).send(`${text}]`)
+}
+
+/** The text shown so far, then the rest of the page in chunks, read no further ahead than the client. */
+async function* streamRest(head: string, shown: AsyncGenerator<string>, request: FastifyRequest, reply: FastifyReply, idleTimeoutMs: number, collection: string): AsyncGenerator<string> {
+  const idle = new IdleTimer(idleTimeoutMs, () => reply.raw.destroy())
+  try {
+    yield* idle.around(head)
+    let text = ''
+    for await (const doc of shown) {
+      text += `,${doc}`
+      if (text.length >= STREAM_CHUNK_CHARS) {
+        yield* idle.around(text)
+        text = ''
+      }
+    }
+    yield* idle.around(`${text}]`)
+  } catch (error) {
+    request.log.error({ err: error, collection }, 'populated page failed after its status was sent; the response was cut short')
+    throw error
+  } finally {
+    idle.stop()
+    await shown.return(undefined)
+  }
 }
 
 /** The documents fitted and serialized, comma-separated; dropped documents leave no trace. */
@@ -76,19 +115,19 @@ function showAll(docs: readonly WireDoc[], presenter: ListPresenter, request: Fa
 }
 
 /**
- * Documents with populates, each handed to `show` serialized (a dropped one is not): populated, fitted
- * and serialized a batch at a time (one batch's populated documents held at once), letting the event
- * loop run between slices.
+ * Documents with populates, each yielded serialized (a dropped one is not): populated, fitted and
+ * serialized a batch at a time, letting the event loop run between slices. It takes `docs` over: each
+ * batch leaves the array when it is populated, so what is held at once is one batch's populated documents
+ * and the documents not yet reached, never those already shown.
  */
-async function showPopulated(docs: WireDoc[], presenter: ListPresenter, request: FastifyRequest, reply: FastifyReply, show: (shown: string) => void): Promise<void> {
+async function* showPopulated(docs: WireDoc[], presenter: ListPresenter, request: FastifyRequest, reply: FastifyReply): AsyncGenerator<string> {
   const populate = presenter.populate!
   const pacer = new Pacer()
-  for (let start = 0; start < docs.length; start += POPULATE_BATCH) {
-    // Copies: a populated document is dropped once shown, while the page still holds the one read.
-    const batch = await populate(docs.slice(start, start + POPULATE_BATCH).map((doc) => ({ ...doc })), { request, reply })
-    for (const doc of batch) {
+  while (docs.length > 0) {
+    const batch = await populate(docs.splice(0, POPULATE_BATCH), { request, reply })
+    for (let doc = batch.shift(); doc !== undefined; doc = batch.shift()) {
       const shown = showAll([doc], presenter, request)
-      if (shown !== '') show(shown)
+      if (shown !== '') yield shown
       await pacer.pace()
     }
   }
@@ -144,20 +183,33 @@ async function streamList(
       text += first ? shown : `,${shown}`
       first = false
     }
+    /** The text so far once it makes a chunk: within a populated batch too, so it leaves as it is shown. */
+    function* whenFull(): Generator<string> {
+      if (text.length < STREAM_CHUNK_CHARS) return
+      yield* idle.around(text)
+      text = ''
+    }
     try {
       for (let next = head; next.done !== true; next = await iterator.next()) {
         if (populate === undefined) add(showAll([next.value], presenter, request))
         else {
           // Populates run once per batch, with one query per field (and per 5,000 ids).
           batch.push(next.value)
-          if (batch.length >= POPULATE_BATCH) await showPopulated(batch.splice(0), presenter, request, reply, add)
+          if (batch.length >= POPULATE_BATCH) {
+            for await (const shown of showPopulated(batch.splice(0), presenter, request, reply)) {
+              add(shown)
+              yield* whenFull()
+            }
+          }
         }
-        if (text.length >= STREAM_CHUNK_CHARS) {
-          yield* idle.around(text)
-          text = ''
+        yield* whenFull()
+      }
+      if (batch.length > 0 && populate !== undefined) {
+        for await (const shown of showPopulated(batch.splice(0), presenter, request, reply)) {
+          add(shown)
+          yield* whenFull()
         }
       }
-      if (batch.length > 0 && populate !== undefined) await showPopulated(batch.splice(0), presenter, request, reply, add)
       yield* idle.around(`${text}]`)
     } catch (error) {
       request.log.error({ err: error, collection: presenter.collection }, 'streamed list failed after its status was sent; the response was cut short')
