@@ -1,5 +1,6 @@
 import { type DriverDb, MongoModel, MongoModelOut, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { buildAppWith } from './app.ts'
+import { interceptCollections } from './intercept-collections.ts'
 
 export type { RelationsAppSettings } from './app.ts'
 
@@ -12,22 +13,11 @@ export class StoreCallCounter {
 
   /** A db whose collections count every method call, then forward it unchanged. */
   wrap(db: DriverDb): DriverDb {
-    return {
-      collection: (name: string) => {
-        const collection = db.collection(name)
-        return new Proxy(collection, {
-          get: (target, property, receiver) => {
-            const value = Reflect.get(target, property, receiver)
-            if (typeof value !== 'function' || typeof property !== 'string') return value
-            return (...args: unknown[]) => {
-              const key = `${name}.${property}`
-              this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
-              return value.apply(target, args)
-            }
-          },
-        })
-      },
-    }
+    return interceptCollections(db, (call, method, _args, name) => {
+      const key = `${name}.${method}`
+      this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
+      return call()
+    })
   }
 
   /** Calls of `method` on `collection` since the last reset. */

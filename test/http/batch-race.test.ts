@@ -3,6 +3,7 @@ import { AsyncResource } from 'node:async_hooks'
 import { after, before, it } from 'node:test'
 import type { DriverDb } from 'fastify-mongo-crud'
 import type { TestApp } from '../harness/app.ts'
+import { interceptCollections } from '../harness/intercept-collections.ts'
 import { User } from '../harness/models.ts'
 import { buildRelationsApp } from '../harness/relations.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
@@ -27,25 +28,16 @@ class WriteInTheMiddle {
   wrap(db: DriverDb): DriverDb {
     return {
       client: db.client,
-      collection: (name: string) => {
-        const collection = db.collection(name)
-        return new Proxy(collection, {
-          get: (target, property, receiver) => {
-            const value = Reflect.get(target, property, receiver)
-            if (typeof value !== 'function' || typeof property !== 'string') return value
-            return async (...args: unknown[]) => {
-              const result = await value.apply(target, args)
-              const inBatch = args.some((arg) => typeof arg === 'object' && arg !== null && 'session' in arg)
-              if (inBatch && property !== 'findOne' && this.pending !== undefined) {
-                const request = this.pending
-                this.pending = undefined
-                this.sent = request()
-              }
-              return result
-            }
-          },
-        })
-      },
+      ...interceptCollections(db, async (call, method, args) => {
+        const result = await call()
+        const inBatch = args.some((arg) => typeof arg === 'object' && arg !== null && 'session' in arg)
+        if (inBatch && method !== 'findOne' && this.pending !== undefined) {
+          const request = this.pending
+          this.pending = undefined
+          this.sent = request()
+        }
+        return result
+      }),
     }
   }
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { CRUDEmbed, CRUDLookup, type DriverDb } from 'fastify-mongo-crud'
 import type { TestApp } from '../harness/app.ts'
+import { interceptCollections } from '../harness/intercept-collections.ts'
 import { User } from '../harness/models.ts'
 import { Address, Author, buildRelationsApp, Message, Person } from '../harness/relations.ts'
 import { createDoc } from '../harness/seed.ts'
@@ -35,23 +36,12 @@ class ReadsBeforeWrites {
   }
 
   wrap(db: DriverDb): DriverDb {
-    return {
-      collection: (name: string) => {
-        const collection = db.collection(name)
-        return new Proxy(collection, {
-          get: (target, property, receiver) => {
-            const value = Reflect.get(target, property, receiver)
-            if (typeof value !== 'function' || typeof property !== 'string') return value
-            return async (...args: unknown[]) => {
-              if (this.armedFor > 0 && WRITES.has(property)) await this.released
-              const result = await value.apply(target, args)
-              if (this.armedFor > 0 && property === 'findOne' && ++this.reads >= this.armedFor) this.release()
-              return result
-            }
-          },
-        })
-      },
-    }
+    return interceptCollections(db, async (call, method) => {
+      if (this.armedFor > 0 && WRITES.has(method)) await this.released
+      const result = await call()
+      if (this.armedFor > 0 && method === 'findOne' && ++this.reads >= this.armedFor) this.release()
+      return result
+    })
   }
 }
 

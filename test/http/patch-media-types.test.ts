@@ -3,6 +3,7 @@ import { AsyncResource } from 'node:async_hooks'
 import { after, before, describe, it } from 'node:test'
 import { CRUDEmbed, CRUDLookup, type DriverDb, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { buildApp, buildAppWith, type TestApp } from '../harness/app.ts'
+import { interceptCollections } from '../harness/intercept-collections.ts'
 import { Address, Author, Message, Person } from '../harness/relations.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
 import { describeEachStore, storeModes } from '../harness/stores.ts'
@@ -178,24 +179,15 @@ class WriteAfterRead {
   wrap(db: DriverDb): DriverDb {
     return {
       client: db.client,
-      collection: (name: string) => {
-        const collection = db.collection(name)
-        return new Proxy(collection, {
-          get: (target, property, receiver) => {
-            const value = Reflect.get(target, property, receiver)
-            if (typeof value !== 'function' || typeof property !== 'string') return value
-            return async (...args: unknown[]) => {
-              const result = await value.apply(target, args)
-              if (property === 'findOne' && this.write !== undefined) {
-                const write = this.write
-                if (--this.times === 0) this.write = undefined
-                await write()
-              }
-              return result
-            }
-          },
-        })
-      },
+      ...interceptCollections(db, async (call, method) => {
+        const result = await call()
+        if (method === 'findOne' && this.write !== undefined) {
+          const write = this.write
+          if (--this.times === 0) this.write = undefined
+          await write()
+        }
+        return result
+      }),
     }
   }
 }

@@ -1,7 +1,7 @@
 import { invalidFilter } from '../errors.js'
 import { isRecord } from '../is-record.js'
 import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
-import { isObjectId, isObjectIdHex } from '../store/object-id.js'
+import { isObjectId, isObjectIdHex, objectIdHex } from '../store/object-id.js'
 import { checkClientKey, checkClientPath } from './check-client-path.js'
 import type { Condition, Filter, FilterValue } from './filter.js'
 import { checkClientRegex } from './regex-safety.js'
@@ -186,7 +186,7 @@ class FilterParser {
       case 'objectId':
         if (isObjectIdHex(value)) return value.toLowerCase()
         // A scope (server code) may hold ObjectIds, of whichever bson its app uses; JSON cannot.
-        if (isObjectId(value)) return value.toHexString().toLowerCase()
+        if (isObjectId(value)) return objectIdHex(value).toLowerCase()
         throw invalidFilter(`filters: "${key}" expects an ObjectId (24 hexadecimal characters)`)
       case 'array':
         // A scalar matches arrays containing it; an array literal is compared element by element.

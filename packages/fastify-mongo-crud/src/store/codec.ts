@@ -1,6 +1,6 @@
 import type { ShapeNode } from '../schema/model-shape.js'
 import type { Document } from './driver-db.js'
-import { isObjectId, isObjectIdHex, type ObjectIds } from './object-id.js'
+import { isObjectId, isObjectIdHex, type ObjectIds, objectIdHex } from './object-id.js'
 import type { WireDoc } from './store.js'
 
 /**
@@ -38,7 +38,7 @@ export function toWire(doc: Document): WireDoc {
 
 function wireValue(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
-  if (isObjectId(value)) return hexOf(value)
+  if (isObjectId(value)) return objectIdHex(value)
   // An invalid Date (stored by another tool) has no ISO form: it is served as null, which the output fit reports.
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
   if (Array.isArray(value)) return value.map(wireValue)
@@ -47,16 +47,6 @@ function wireValue(value: unknown): unknown {
   // Keys, not entries: a pair array per field is garbage a populated page makes a million of.
   for (const key of Object.keys(value)) out[key === '_id' ? 'id' : key] = wireValue((value as Record<string, unknown>)[key])
   return out
-}
-
-/**
- * The 24-hex text of an ObjectId as one flat string. bson 7 builds `toHexString()` by concatenating twelve
- * pieces: V8 keeps that as a tree of about six string nodes (some 230 bytes where the text takes 40), and a
- * populated page holds 100,000 of them per request. Every bson major has the 12 bytes as `id`.
- */
-function hexOf(id: { toHexString(): string }): string {
-  const bytes = (id as { id?: unknown }).id
-  return bytes instanceof Uint8Array && bytes.length === 12 ? Buffer.from(bytes.buffer, bytes.byteOffset, 12).toString('hex') : id.toHexString()
 }
 
 /**
