@@ -240,6 +240,17 @@ export function noSuchTransactionError(txnNumber: number | string, why = 'has be
 }
 
 /**
+ * A transaction's write to a document that another write changed, and committed, after the
+ * transaction's snapshot: 112 WriteConflict, labelled `TransientTransactionError` as the server does,
+ * so `withTransaction` (the driver's and the engine's) runs the transaction again on fresh data.
+ */
+export function writeConflictError() {
+  const error = serverError(112, 'WriteConflict', 'Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.')
+  error.addErrorLabel('TransientTransactionError')
+  return error
+}
+
+/**
  * A write the storage has no room for (a full disk, a used-up quota, a file size limit): MongoDB's
  * 14031 OutOfDiskSpace. Nothing of the write was stored; reads go on.
  */

@@ -13,6 +13,7 @@ import { isSimpleCollation, type Plan, type PlanOptions, planIdOrder, planQuery 
 import { Deadline } from '../read/deadline.js'
 import { scanDocuments } from '../read/scan-documents.js'
 import { SortedCollector, type SortSpec } from '../sort/sort-documents.js'
+import type { CommitClock } from '../storage/commit-clock.js'
 import type { CollectionStorage, Storage } from '../storage/storage.js'
 import { isCommitFailure } from '../storage/write-failure.js'
 import { WriteQueue } from './write-queue.js'
@@ -45,10 +46,17 @@ export class CollectionCore {
   readonly #feed: ChangeFeed | undefined
   readonly #storageName: string
   readonly #namespace: Namespace
+  /** When documents last changed (absent in a transaction's overlay, whose writes are not committed yet). */
+  readonly #commits: CommitClock | undefined
+  /** The storage keys the running write task changed: stamped on the clock once durable. */
+  #written: string[] | undefined
+  /** Settles once every write task queued so far is durable and stamped. */
+  #settled: Promise<void> = Promise.resolve()
 
   constructor(storage: Storage, namespace: Namespace, isOpen: () => boolean) {
     this.ns = `${namespace.db}.${namespace.name}`
     this.#feed = changeFeedOf(storage)
+    this.#commits = storage.commits
     this.#storageName = namespace.storageName
     this.#namespace = namespace
     this.storage = storage.collection(namespace.storageName)
@@ -75,14 +83,37 @@ export class CollectionCore {
       } catch (error) {
         return { applied: Promise.resolve(), durable: Promise.reject(error) }
       }
+      const written: string[] = []
       const { applied, durable } = this.storage.transact(async () => {
         if (this.indexes.needsBuild) await this.indexes.build(() => this.all())
-        return task()
+        this.#written = written
+        try {
+          return await task()
+        } finally {
+          this.#written = undefined
+        }
       }, () => this.queue.waiting)
       // Change streams read the log once the write is durable (also a failed one: what it wrote before failing commits).
-      const told = durable.finally(() => this.#feed?.committed())
+      const told = durable.finally(() => {
+        this.#commits?.committed(this.#storageName, written)
+        this.#feed?.committed()
+      })
+      this.#settled = told.then(
+        () => undefined,
+        () => undefined
+      )
       return { applied, durable: told.catch((error: unknown) => this.#uncommitted(error)) }
     })
+  }
+
+  /**
+   * Settles once the writes queued before the call are durable (and stamped on the commit clock).
+   * A transaction that took the write queue waits for it before reading: on disk, a write the queue
+   * let go once applied may not be committed yet, and reads outside its storage transaction would
+   * still see the version before it.
+   */
+  settled(): Promise<void> {
+    return this.#settled
   }
 
   /**
@@ -215,6 +246,7 @@ export class CollectionCore {
     const key = toValueKey(stored['_id'])
     if (this.storage.get(key) !== undefined) throw duplicateKeyError(this.ns, ID_INDEX, { _id: stored['_id'] })
     const changes = this.indexes.changesFor(key, undefined, stored)
+    this.#written?.push(key)
     await this.storage.write({ puts: [[key, bytes]], ...changes, ...this.#logged('insert', bytes, undefined) })
     this.indexes.applied(changes)
   }
@@ -225,6 +257,7 @@ export class CollectionCore {
     const stored = this.storage.get(key)
     if (Buffer.compare(bytes, stored ?? new Uint8Array()) === 0) return false
     const changes = this.indexes.changesFor(key, before, after)
+    this.#written?.push(key)
     await this.storage.write({ puts: [[key, bytes]], ...changes, ...this.#logged(operation, bytes, stored) })
     this.indexes.applied(changes)
     return true
@@ -233,6 +266,7 @@ export class CollectionCore {
   async remove(found: Found[]): Promise<number> {
     const removeEntries = found.flatMap(([key, doc]) => this.indexes.changesFor(key, doc, undefined).removeEntries)
     const changes = this.#feed ? found.map(([key]) => encodeChange('delete', this.#storageName, undefined, this.storage.get(key))) : undefined
+    for (const [key] of found) this.#written?.push(key)
     await this.storage.write({ removes: found.map(([key]) => key), removeEntries, ...(changes ? { changes } : {}) })
     return found.length
   }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import type { Database, RootDatabase } from 'lmdb'
 import { LmdbChangeLog } from '../changes/change-log-store.js'
+import { CommitClock } from './commit-clock.js'
 import { DirectoryLock } from './directory-lock.js'
 import { openEnvironment } from './open-environment.js'
 import { pooledCopy } from './pooled-copy.js'
@@ -48,6 +49,7 @@ export class LmdbStorage implements Storage {
   readonly #lock: DirectoryLock
   /** The change log, a named database of the same environment (changes/change-log-store.ts). */
   readonly changeLog: LmdbChangeLog
+  readonly commits = new CommitClock()
 
   constructor(path: string) {
     this.#path = resolve(path)

@@ -1,4 +1,5 @@
 import { MemoryChangeLog } from '../changes/change-log-store.js'
+import { CommitClock } from './commit-clock.js'
 import { entryKeyOf, SortedEntries } from './sorted-entries.js'
 import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 
@@ -10,6 +11,7 @@ export class MemoryStorage implements Storage {
   readonly #collections = new Map<string, MemoryCollection>()
   readonly #indexes = new Map<string, StoredIndex[]>()
   readonly changeLog = new MemoryChangeLog()
+  readonly commits = new CommitClock()
 
   collection(name: string): CollectionStorage {
     let found = this.#collections.get(name)

@@ -1,4 +1,5 @@
 import type { ChangeLogStore } from '../changes/change-log-store.js'
+import type { CommitClock } from './commit-clock.js'
 
 /**
  * What the engine needs from a place to keep documents. Two backends implement it with the
@@ -120,6 +121,8 @@ export interface Storage {
   collection(name: string): CollectionStorage
   /** The change log that `write`s append their `changes` to (absent: a transaction's overlay, which hands them to its commit's batch). */
   readonly changeLog?: ChangeLogStore
+  /** When each document last changed, for transactions' write conflicts (absent: a transaction's overlay, whose writes are not committed). */
+  readonly commits?: CommitClock
   readIndexes(collection: string): StoredIndex[]
   writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void>
   /** Storage names of the collections that exist (were written to, or have index definitions). */

@@ -99,20 +99,26 @@ export class EmbeddedSession<Db extends DbLike<Db>> {
 
   /**
    * Runs `fn` in a new transaction and commits it, as the driver's `withTransaction`: when `fn`
-   * throws, the transaction is aborted and the error propagates. The engine has no write conflicts
-   * (a transaction holds what it writes), so `fn` runs once.
+   * throws, the transaction is aborted and the error propagates, unless it is labelled
+   * `TransientTransactionError` (a write conflict: another write changed a document the transaction
+   * wrote after its snapshot). `fn` then runs again in a new transaction, on fresh data, for up to
+   * two minutes, as the driver retries.
    */
   async withTransaction<T>(fn: (session: this) => Promise<T>): Promise<T> {
-    this.startTransaction()
-    let result: T
-    try {
-      result = await fn(this)
-    } catch (error) {
-      if (this.#transaction?.state === 'open') await this.abortTransaction()
-      throw error
+    const started = Date.now()
+    for (;;) {
+      this.startTransaction()
+      const transaction = this.#transaction!
+      try {
+        const result = await fn(this)
+        await this.commitTransaction()
+        return result
+      } catch (error) {
+        if (transaction.state === 'open') await transaction.abort()
+        this.client.ended(transaction)
+        if (!isTransient(error) || Date.now() - started >= RETRY_FOR_MS) throw error
+      }
     }
-    await this.commitTransaction()
-    return result
   }
 
   /** Aborts an open transaction; the session cannot start another. */
@@ -120,6 +126,14 @@ export class EmbeddedSession<Db extends DbLike<Db>> {
     if (this.#transaction?.state === 'open') await this.abortTransaction()
     this.#ended = true
   }
+}
+
+/** How long `withTransaction` runs a transaction again after transient errors: the driver's limit. */
+const RETRY_FOR_MS = 120_000
+
+function isTransient(error: unknown): boolean {
+  const labels = (error as { errorLabels?: unknown } | null)?.errorLabels
+  return Array.isArray(labels) && labels.includes('TransientTransactionError')
 }
 
 /** The open transaction `session` names (an option of an operation), if it is one of the engine's. */

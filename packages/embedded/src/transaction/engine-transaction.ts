@@ -1,7 +1,7 @@
 import { changesOfBatch } from '../changes/batch-changes.js'
 import { changeFeedOf } from '../changes/change-feed.js'
 import type { CollectionCore } from '../collection/collection-core.js'
-import { noSuchTransactionError } from '../errors.js'
+import { noSuchTransactionError, writeConflictError } from '../errors.js'
 import type { Storage, WriteBatch } from '../storage/storage.js'
 import { OverlayStorage, type PendingWrites } from './overlay-storage.js'
 
@@ -29,11 +29,19 @@ export interface TransactionHost<Db> {
  * One multi-document transaction of the engine: every write of it goes to an overlay
  * (overlay-storage.ts) that only its own operations read, and the commit applies them all in one
  * storage transaction: on disk, one LMDB commit (one fsync), so after a crash it is there whole or
- * not at all. Its first write to a collection takes that collection's write queue until it ends:
- * writers outside it wait (readers do not, and see the data before it), so nothing it read and
- * wrote changes under it, and its commit can never conflict. Only one transaction holds queues at a
- * time (the engine's lock); another waits for it to end. One left open past its lifetime is aborted,
- * so a client that vanished mid-transaction cannot hold the collections for good.
+ * not at all.
+ *
+ * Write conflicts follow MongoDB's rule: the transaction's snapshot is taken at its first operation,
+ * and a write to a document whose change was committed after it fails with WriteConflict (112,
+ * `TransientTransactionError`), aborting the transaction; `withTransaction` runs it again. What the
+ * transaction read of that document before may be older than what it would overwrite, so letting
+ * the write through would lose the other change.
+ *
+ * Its first write to a collection takes that collection's write queue until it ends, once the writes
+ * before it are durable: writers outside it wait (readers do not, and see the data before it), so
+ * nothing it wrote changes under it, and its commit can never conflict. Only one transaction holds
+ * queues at a time (the engine's lock); another waits for it to end. One left open past its lifetime
+ * is aborted, so a client that vanished mid-transaction cannot hold the collections for good.
  */
 export class EngineTransaction<Db extends DbLike<Db>> {
   readonly txnNumber: number
@@ -47,11 +55,17 @@ export class EngineTransaction<Db extends DbLike<Db>> {
   /** Acquisitions run one after another, even when operations of the transaction run at once. */
   #acquiring: Promise<void> = Promise.resolve()
   readonly #expiry: NodeJS.Timeout
+  /** The commit clock's time at the transaction's first operation; undefined before it, and once it ended. */
+  #snapshot: number | undefined
 
   constructor(host: TransactionHost<Db>, txnNumber: number, lifetimeMs = TRANSACTION_LIFETIME_MS) {
     this.txnNumber = txnNumber
     this.#host = host
-    this.#overlay = new OverlayStorage(host.storage, (name) => this.#acquire(name))
+    this.#overlay = new OverlayStorage(
+      host.storage,
+      (name) => this.#acquire(name),
+      (name, key) => this.#refuseConflict(name, key)
+    )
     this.#root = host.makeDb(this.#overlay)
     this.#expiry = setTimeout(() => void this.abort(), lifetimeMs)
     this.#expiry.unref()
@@ -64,6 +78,7 @@ export class EngineTransaction<Db extends DbLike<Db>> {
   /** The database `name` as this transaction sees it. */
   db(name: string): Db {
     this.assertOpen()
+    this.#snapshot ??= this.#host.storage.commits?.open()
     return name === this.#root.databaseName ? this.#root : this.#root.db(name)
   }
 
@@ -103,8 +118,11 @@ export class EngineTransaction<Db extends DbLike<Db>> {
       this.assertOpen()
       if (this.#held.has(storageName)) return
       this.#unlock ??= await this.#host.lock.acquire()
-      const release = await this.#host.coreOf(storageName).queue.hold()
+      const core = this.#host.coreOf(storageName)
+      const release = await core.queue.hold()
       this.#held.set(storageName, release)
+      // What the writes before it changed is then committed: its reads see it, and the clock knows it.
+      await core.settled()
       // Aborted (expired) while waiting: what was just taken is given back by #release, already run.
       if (this.#state !== 'open') this.#release()
       this.assertOpen()
@@ -118,6 +136,16 @@ export class EngineTransaction<Db extends DbLike<Db>> {
     this.#held.clear()
     this.#unlock?.()
     this.#unlock = undefined
+    if (this.#snapshot !== undefined) this.#host.storage.commits?.close(this.#snapshot)
+    this.#snapshot = undefined
+  }
+
+  /** A write to `key` changed and committed after the snapshot: the transaction is aborted, WriteConflict. */
+  #refuseConflict(storageName: string, key: string): void {
+    const commits = this.#host.storage.commits
+    if (this.#snapshot === undefined || commits === undefined || !commits.changedSince(storageName, key, this.#snapshot)) return
+    void this.abort()
+    throw writeConflictError()
   }
 }
 
@@ -135,10 +163,17 @@ async function applyAtomically<Db>(host: TransactionHost<Db>, pending: PendingWr
   const logged = (storageName: string, batch: WriteBatch) => (feed ? { ...batch, changes: changesOfBatch(storage.collection(storageName), storageName, batch) } : batch)
   const apply = () => Promise.all(pending.map(({ storageName, batch }) => storage.collection(storageName).write(logged(storageName, batch)))).then(() => undefined)
   await storage.collection(first.storageName).transact(apply).durable
+  for (const { storageName, batch } of pending) storage.commits?.committed(storageName, changedKeys(batch))
   feed?.committed()
   for (const { storageName, batch } of pending) {
     if (batch.indexes) host.coreOf(storageName).indexes.applied({ addEntries: [], removeEntries: [], indexes: batch.indexes })
   }
+}
+
+/** The storage keys of the documents a batch puts or removes. */
+function* changedKeys(batch: WriteBatch): Generator<string> {
+  for (const [key] of batch.puts ?? []) yield key
+  yield* batch.removes ?? []
 }
 
 /** A mutual exclusion lock: `acquire` resolves with the release once every earlier holder released. */

@@ -22,17 +22,20 @@ export interface PendingWrites {
 export class OverlayStorage implements Storage {
   readonly #base: Storage
   readonly #acquire: (storageName: string) => Promise<void>
+  readonly #conflicts: (storageName: string, key: string) => void
   readonly #collections = new Map<string, OverlayCollection>()
 
-  constructor(base: Storage, acquire: (storageName: string) => Promise<void>) {
+  /** `conflicts` throws when the transaction may not write document `key` (changed since its snapshot). */
+  constructor(base: Storage, acquire: (storageName: string) => Promise<void>, conflicts: (storageName: string, key: string) => void) {
     this.#base = base
     this.#acquire = acquire
+    this.#conflicts = conflicts
   }
 
   collection(name: string): OverlayCollection {
     let found = this.#collections.get(name)
     if (!found) {
-      found = new OverlayCollection(this.#base.collection(name), () => this.#acquire(name))
+      found = new OverlayCollection(this.#base.collection(name), () => this.#acquire(name), (key) => this.#conflicts(name, key))
       this.#collections.set(name, found)
     }
     return found
@@ -76,6 +79,7 @@ export class OverlayStorage implements Storage {
 class OverlayCollection implements CollectionStorage {
   readonly #base: CollectionStorage
   readonly #acquire: () => Promise<void>
+  readonly #conflicts: (key: string) => void
   /** Documents the transaction wrote, by storage key; null where it removed one. */
   readonly #docs = new Map<string, Uint8Array | null>()
   /** Index entries the transaction added, per index (for reads), and by identity (for the commit). */
@@ -88,9 +92,10 @@ class OverlayCollection implements CollectionStorage {
   /** Change log entries of the writes (storage.ts `changes`), appended by the commit in its own batch. */
   readonly #changes: Uint8Array[] = []
 
-  constructor(base: CollectionStorage, acquire: () => Promise<void>) {
+  constructor(base: CollectionStorage, acquire: () => Promise<void>, conflicts: (key: string) => void) {
     this.#base = base
     this.#acquire = acquire
+    this.#conflicts = conflicts
   }
 
   get written(): boolean {
@@ -104,6 +109,9 @@ class OverlayCollection implements CollectionStorage {
 
   /** Kept here: the commit applies it. Net of the transaction's own earlier entries. */
   async write(batch: WriteBatch): Promise<void> {
+    // Checked before anything of the batch is kept: a refused write leaves the overlay as it was.
+    for (const key of batch.removes ?? []) if (!this.#docs.has(key)) this.#conflicts(key)
+    for (const [key] of batch.puts ?? []) if (!this.#docs.has(key)) this.#conflicts(key)
     for (const key of batch.removes ?? []) this.#docs.set(key, null)
     for (const [key, bytes] of batch.puts ?? []) this.#docs.set(key, bytes)
     for (const entry of batch.removeEntries ?? []) {

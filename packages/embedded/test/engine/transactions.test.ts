@@ -89,9 +89,10 @@ for (const kind of ENGINES) {
       await session.endSession()
     })
 
-    it('runs one transaction at a time: a second waits for the first to end, and sees its writes', async () => {
+    it('runs one transaction at a time: a second waits for the first to end, then conflicts on what the first changed after its snapshot', async () => {
       const coll = db().collection('tx_serial')
       await coll.insertOne({ _id: 1, n: 0 })
+      await coll.insertOne({ _id: 2, n: 0 })
       const first = db().client.startSession()
       const second = db().client.startSession()
       first.startTransaction()
@@ -100,9 +101,70 @@ for (const kind of ENGINES) {
       const waiting = coll.updateOne({ _id: 1 }, { $inc: { n: 1 } }, { session: second })
       assert.equal(await settled(waiting), false)
       await first.commitTransaction()
-      await waiting
-      await second.commitTransaction()
-      assert.equal((await coll.findOne({ _id: 1 }))?.['n'], 2)
+      await assert.rejects(waiting, { code: 112, codeName: 'WriteConflict', errorLabels: ['TransientTransactionError'] })
+      assert.equal(second.inTransaction(), false, 'a write conflict aborts the transaction')
+      // A third, started after the first committed, sees its write and changes what it likes.
+      const third = db().client.startSession()
+      await third.withTransaction(async () => {
+        await coll.updateOne({ _id: 1 }, { $inc: { n: 1 } }, { session: third })
+        await coll.updateOne({ _id: 2 }, { $inc: { n: 1 } }, { session: third })
+      })
+      assert.deepEqual(await coll.find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, n: 2 }, { _id: 2, n: 1 }])
+    })
+
+    it('a write to a document another write changed after the snapshot is a WriteConflict, and nothing of the transaction is stored', async () => {
+      const coll = db().collection('tx_conflict')
+      await coll.insertOne({ _id: 1, v: 'before' })
+      await coll.insertOne({ _id: 2, v: 'before' })
+      const session = db().client.startSession()
+      session.startTransaction()
+      // The snapshot: the transaction's first operation.
+      assert.equal((await coll.findOne({ _id: 1 }, { session }))?.['v'], 'before')
+      await coll.updateOne({ _id: 1 }, { $set: { v: 'outside' } })
+      await coll.updateOne({ _id: 2 }, { $set: { v: 'mine' } }, { session })
+      await assert.rejects(coll.updateOne({ _id: 1 }, { $set: { v: 'inside' } }, { session }), { code: 112, errorLabels: ['TransientTransactionError'] })
+      await assert.rejects(session.commitTransaction(), /abortTransaction/)
+      assert.deepEqual(await coll.find({}, { sort: { _id: 1 } }).toArray(), [{ _id: 1, v: 'outside' }, { _id: 2, v: 'before' }])
+      await session.endSession()
+    })
+
+    it('a write outside the transaction that lands between its read and its write is never lost: withTransaction runs it again', async () => {
+      const coll = db().collection('tx_retry')
+      await coll.insertOne({ _id: 1, n: 0, log: [] })
+      const session = db().client.startSession()
+      let attempts = 0
+      await session.withTransaction(async () => {
+        attempts++
+        const read = await coll.findOne({ _id: 1 }, { session })
+        // Another client's write, committed between this transaction's read and its write.
+        if (attempts === 1) await coll.updateOne({ _id: 1 }, { $inc: { n: 10 }, $push: { log: 'outside' } })
+        await coll.updateOne({ _id: 1 }, { $set: { n: Number(read?.['n']) + 1 }, $push: { log: 'inside' } }, { session })
+      })
+      assert.equal(attempts, 2)
+      assert.deepEqual(await coll.findOne({ _id: 1 }), { _id: 1, n: 11, log: ['outside', 'inside'] })
+      await session.endSession()
+    })
+
+    it('a conditional write taking the queue just after another write was applied reads that write, not the version before', async () => {
+      const coll = db().collection('tx_applied')
+      // Rounds: on disk, each outside write is applied (the queue moves on) before its commit is durable.
+      for (let round = 0; round < 20; round++) {
+        await coll.insertOne({ _id: round, v: 'before' })
+        const outside = coll.updateOne({ _id: round }, { $set: { v: 'outside' } })
+        // A turn of the event loop: the outside write's body has run (the queue let it go), its commit may still be on its way.
+        await new Promise((resolve) => setImmediate(resolve))
+        const session = db().client.startSession()
+        let matched: number | undefined
+        await session.withTransaction(async () => {
+          matched = (await coll.updateOne({ _id: round, v: 'before' }, { $set: { v: 'inside' } }, { session })).matchedCount
+        })
+        await outside
+        await session.endSession()
+        const now = (await coll.findOne({ _id: round }))?.['v']
+        // Either order ends with the outside write last: the transaction came first (matched 1, then overwritten),
+        // or saw it (matched 0). Only a transaction that matched the version before and overwrote it loses it.
+        assert.equal(now, 'outside', `round ${round}: the transaction matched ${matched} and overwrote the outside write`)
+      }
     })
 
     it('refuses to define collections or indexes inside a transaction (263), and answers 251 once it ended', async () => {
