@@ -38,6 +38,7 @@ export type RequestErrorCode =
   | 'FMC_ERR_NOT_DELETED'
   | 'FMC_ERR_VALIDATION'
   | 'FMC_ERR_QUERY_INVALID'
+  | 'FMC_ERR_QUERY_PARAMETER'
   | 'FMC_ERR_FILTER_INVALID'
   | 'FMC_ERR_TOO_LARGE'
   | 'FMC_ERR_DEPENDENCY'
@@ -84,6 +85,8 @@ export const notReplaced = () => new HTTPException(422, 'Document not replaced',
 export const notUpdated = () => new HTTPException(422, 'Document not updated', 'FMC_ERR_NOT_UPDATED')
 export const notDeleted = () => new HTTPException(422, 'Document not deleted', 'FMC_ERR_NOT_DELETED')
 export const invalidQuery = (detail: string) => new HTTPException(422, detail, 'FMC_ERR_QUERY_INVALID')
+/** A query parameter the lists do not read that names a field, or another API's paging (query/guessed-parameters.ts). */
+export const guessedParameter = (detail: string) => new HTTPException(400, detail, 'FMC_ERR_QUERY_PARAMETER')
 export const invalidFilter = (detail: string) => new HTTPException(422, detail, 'FMC_ERR_FILTER_INVALID')
 export const invalidBody = (issues: ValidationIssue[]) => new HTTPException(422, issues, 'FMC_ERR_VALIDATION')
 export const outOfScope = () =>

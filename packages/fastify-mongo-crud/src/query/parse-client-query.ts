@@ -1,4 +1,5 @@
 import type { ShapeNode } from '../schema/model-shape.js'
+import { refuseGuessedParameters } from './guessed-parameters.js'
 import type { ListQuery, ListQueryString, SortSpec } from './list-query.js'
 import { type FilterContext, parseFilter } from './parse-filter.js'
 import { type PageLimits, parsePage } from './parse-page.js'
@@ -14,6 +15,7 @@ export interface ListSpec {
 }
 
 export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
+  refuseGuessedParameters(query, spec.filterContext.visible)
   const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
   const sort = (query.sort_by ?? '') === '' && spec.defaultSort !== undefined ? spec.defaultSort(query) : parseSort(query, spec.sortable, isDocument)
   const page = parsePage(query, spec.page)

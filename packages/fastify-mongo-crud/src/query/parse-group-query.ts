@@ -3,6 +3,7 @@ import type { ShapeNode } from '../schema/model-shape.js'
 import { checkClientPath } from './check-client-path.js'
 import type { GroupFields } from './group-fields.js'
 import type { GroupMetric, GroupQuery, GroupSortKey, GroupsQueryString } from './group-query.js'
+import { refuseGuessedParameters } from './guessed-parameters.js'
 import type { PageLimits } from './parse-page.js'
 import { parsePage } from './parse-page.js'
 import { parseDirection } from './parse-sort.js'
@@ -31,6 +32,7 @@ export interface ParsedGroups {
 const OPERATIONS = new Set(['sum', 'avg', 'min', 'max'])
 
 export function parseGroupQuery(raw: GroupsQueryString, spec: GroupSpec): ParsedGroups {
+  refuseGuessedParameters(raw, spec.fields.visible)
   const by = parseBy(raw.by, spec.fields.visible)
   const metrics = parseMetrics(raw.metrics, spec.fields)
   const names = { by: by.map((path) => path.name), metrics: metrics.map((metric) => metric.name) }
