@@ -32,22 +32,23 @@ describe('transactions through the official driver', () => {
   })
 
   it('a write conflict (112, TransientTransactionError) makes the driver run the transaction again: no change is lost', async () => {
-    await coll('counters').insertOne({ _id: 1, n: 0, log: [] })
+    const counters = wire().client.db('test').collection<{ _id: number, n: number, log: string[] }>('counters')
+    await counters.insertOne({ _id: 1, n: 0, log: [] })
     const session = wire().client.startSession()
     let attempts = 0
     try {
       await session.withTransaction(async () => {
         attempts++
-        const read = await coll('counters').findOne({ _id: 1 }, { session })
+        const read = await counters.findOne({ _id: 1 }, { session })
         // Another client's write, committed between the transaction's read and its write.
-        if (attempts === 1) await coll('counters').updateOne({ _id: 1 }, { $inc: { n: 10 }, $push: { log: 'outside' } })
-        await coll('counters').updateOne({ _id: 1 }, { $set: { n: Number(read?.['n']) + 1 }, $push: { log: 'inside' } }, { session })
+        if (attempts === 1) await counters.updateOne({ _id: 1 }, { $inc: { n: 10 }, $push: { log: 'outside' } })
+        await counters.updateOne({ _id: 1 }, { $set: { n: Number(read?.n) + 1 }, $push: { log: 'inside' } }, { session })
       })
     } finally {
       await session.endSession()
     }
     assert.equal(attempts, 2)
-    assert.deepEqual(await coll('counters').findOne({ _id: 1 }), { _id: 1, n: 11, log: ['outside', 'inside'] })
+    assert.deepEqual(await counters.findOne({ _id: 1 }), { _id: 1, n: 11, log: ['outside', 'inside'] })
   })
 
   it('abortTransaction, and a failed command, leave nothing of the transaction', async () => {
