@@ -1,4 +1,6 @@
 import { mkdir } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import { resolve } from 'node:path'
 import { openEmbedded } from '@fastify-mongo-crud/embedded'
 import type { DriverDb } from 'fastify-mongo-crud'
 import { MongoClient } from 'mongodb'
@@ -6,19 +8,26 @@ import { buildDemo } from './build-demo.js'
 
 /**
  * `npm start`: the demo on the embedded engine, data kept under ./data, or on MongoDB when
- * MONGODB_URI is set (the database named in the URI, or `demo`).
+ * MONGODB_URI is set (the database named in the URI, else the driver's default, `test`). It prints
+ * where its docs and its data are once listening.
  */
 const uri = process.env['MONGODB_URI']
 let db: DriverDb
 let close: () => Promise<void>
+/** Where the data is, for the start lines. */
+let database: string
 if (uri !== undefined && uri !== '') {
-  const client = await new MongoClient(uri).connect()
-  db = client.db()
+  // A request answers 503 within 5 s while the database is out of reach, not after the driver's 30 s (docs/http-contract.md).
+  const client = await new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 }).connect()
+  const named = client.db()
+  db = named
+  database = `MongoDB, database ${named.databaseName}`
   close = () => client.close()
 } else {
   await mkdir('./data', { recursive: true })
   const embedded = await openEmbedded({ path: './data' })
   db = embedded
+  database = `embedded engine, data in ${resolve('./data')}`
   close = () => embedded.close()
 }
 
@@ -33,5 +42,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 await app.listen({ port, host })
-console.log(`Demo API on http://${host}:${port} (${uri ? 'MongoDB' : 'embedded engine, data in ./data'})`)
-console.log(`Docs: http://${host}:${port}/docs and http://${host}:${port}/redoc`)
+// The port listened on (PORT=0 picks a free one).
+const origin = `http://${host}:${(app.server.address() as AddressInfo).port}`
+console.log(`Demo API on ${origin} (${database})`)
+console.log(`Docs: ${origin}/docs and ${origin}/redoc. Ctrl-C stops.`)

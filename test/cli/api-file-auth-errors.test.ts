@@ -79,7 +79,7 @@ describe('API file: auth, claims, cors and rateLimit are checked when the file l
     const t = text(file({ cors: { origins: ['https://app.example.com/'], origin: '*' }, rateLimit: { max: 0, timeWindow: '1 fortnight' } }))
     assert.deepEqual(issuesOf(t), [
       `${locate(t, '[', locate(t, '"origins"'))} 'origins' is not valid: expected '*', or the exact origins allowed: scheme, host and port, no path ('https://app.example.com') (/cors/origins)`,
-      `${locate(t, '"origin"', locate(t, '"origins"').replace(/:\d+$/, ':20'))} unknown key 'origin' in 'cors' (allowed: origins, credentials, maxAge) (/cors/origin)`,
+      `${locate(t, '"origin"', locate(t, '"origins"').replace(/:\d+$/, ':20'))} unknown key 'origin' in 'cors': did you mean 'origins'? (/cors/origin)`,
       `${locate(t, '0', locate(t, '"max"'))} 'max' must be >= 1 (/rateLimit/max)`,
       `${locate(t, '"1 fortnight"')} 'timeWindow' is not valid: expected milliseconds, or a duration such as '1 minute' or '30 s' (default '1 minute') (/rateLimit/timeWindow)`,
     ])

@@ -59,7 +59,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['tags']!['limits'] = { maxLimit: '10' }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret) (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/indexes/0/key/titel)`,
       `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
       `${locate(t, '"10"')} 'maxLimit' must be integer (/routers/tags/limits/maxLimit)`,
     ])
@@ -76,7 +76,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['notes']!['limits'] = { maxLimit: 0 }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret) (/routers/notes/indexes/0/key/titel)`,
+      `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/indexes/0/key/titel)`,
       `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
       `${locate(t, '0', locate(t, '"maxLimit"'))} 'maxLimit' must be >= 1 (/routers/notes/limits/maxLimit)`,
     ])
@@ -86,7 +86,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     const file = base()
     file.routers['tags']!['indexes'] = [{ key: { lable: 1 }, unique: true }]
     const t = text(file)
-    const expected = [`${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label) (/routers/tags/indexes/0/key/lable)`]
+    const expected = [`${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label): did you mean 'label'? (/routers/tags/indexes/0/key/lable)`]
     assert.deepEqual(await checkIssues(t), expected)
     assert.deepEqual(await serveIssues(t), expected)
   })
@@ -120,8 +120,49 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['tags']!['identifierField'] = 'slug'
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (title, rank, secret) (/routers/notes/sortable/1)`,
+      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (title, rank, secret): did you mean 'rank.x'? (/routers/notes/sortable/1)`,
       `${locate(t, '"slug"')} 'identifierField' must be '_id' or a top-level field of the model (label), received "slug" (/routers/tags/identifierField)`,
+    ])
+  })
+
+  it('a misspelt key is one message, with the key it misspells, and hides none of the router\'s other mistakes', async () => {
+    const file = base()
+    delete file.routers['notes']!['collection']
+    file.routers['notes']!['colection'] = 'notes'
+    file.routers['notes']!['sortable'] = ['titel']
+    file.routers['tags']!['model'] = 'Tga'
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"colection"')} unknown key 'colection' in 'notes': did you mean 'collection'? (/routers/notes/colection)`,
+      `${locate(t, '"titel"')} 'sortable[0]' names 'titel', which is not 'id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/sortable/0)`,
+      `${locate(t, '"Tga"')} unknown model 'Tga' (models: Note, Tag): did you mean 'Tag'? (/routers/tags/model)`,
+    ])
+  })
+
+  it('a misspelt keyword in a model hides no misspelt field name of a router using it', async () => {
+    const file = base()
+    file.models['Note']!['properties'] = { title: { type: 'string', minLenght: 1 }, rank: { type: 'integer' }, secret: { type: 'string' } }
+    file.routers['notes']!['hidden'] = ['secrte']
+    file.routers['notes']!['filterable'] = ['titel']
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"minLenght"')} unknown key 'minLenght' in 'title': did you mean 'minLength'? (/models/Note/properties/title/minLenght)`,
+      `${locate(t, '"secrte"')} hidden field 'secrte' is not a field of model 'Note': did you mean 'secret'? (/routers/notes/hidden/0)`,
+      `${locate(t, '"titel"')} 'filterable[0]' names 'titel', which is not 'id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/filterable/0)`,
+    ])
+  })
+
+  it('a misspelt route name, scope field, security scheme or sortable field (found at registration): each with the closest name, all in one run', async () => {
+    const file = { ...base(), openapi: { securitySchemes: { userId: { type: 'apiKey', in: 'header', name: 'x-user' } } } }
+    file.routers['notes']!['disable'] = ['deleteone']
+    file.routers['notes']!['scope'] = { field: 'titel', header: 'x-user', securityScheme: 'userid' }
+    file.routers['tags']!['defaultSort'] = { field: 'lable' }
+    const t = text(file)
+    assert.deepEqual(await checkIssues(t), [
+      `${locate(t, '"deleteone"')} '0' must be one of "getAll", "getOne", "createOne", "replaceOne", "updateOne", "deleteOne", "batch", "groups", "events": did you mean 'deleteOne'? (/routers/notes/disable/0)`,
+      `${locate(t, '"titel"')} scope field 'titel' is not a field of model 'Note' (title, rank, secret): did you mean 'title'? (/routers/notes/scope/field)`,
+      `${locate(t, '"userid"')} unknown security scheme 'userid' (openapi.securitySchemes: userId): did you mean 'userId'? (/routers/notes/scope/securityScheme)`,
+      `${locate(t, '"lable"')} CRUDRouter: 'defaultSort.field' "lable" is not a sortable field (see 'sortable': id, label): did you mean 'label'? (FMC_ERR_OPTIONS_INVALID) (/routers/tags/defaultSort/field)`,
     ])
   })
 

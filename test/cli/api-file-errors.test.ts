@@ -56,11 +56,15 @@ describe('API file errors point at the line and column of the offending value', 
     assert.deepEqual(issuesOf(''), [`1:1 invalid JSON: Unexpected end of file: expected a value ()`])
   })
 
-  it('an unknown key, at the key, naming the keys allowed there', () => {
+  it('an unknown key, at the key: the allowed key it misspells, else the keys allowed there', () => {
     const file = base()
     file.routers['notes']!['colection'] = 'x'
+    file.routers['tags']!['owner'] = 'x'
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"colection"')} unknown key 'colection' in 'notes' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, defaultSort, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/notes/colection)`])
+    assert.deepEqual(issuesOf(t), [
+      `${locate(t, '"colection"')} unknown key 'colection' in 'notes': did you mean 'collection'? (/routers/notes/colection)`,
+      `${locate(t, '"owner"', locate(t, '"/tags"'))} unknown key 'owner' in 'tags' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, defaultSort, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/tags/owner)`,
+    ])
   })
 
   it('a value of the wrong type or outside its range, at the value', () => {
@@ -108,7 +112,7 @@ describe('API file errors point at the line and column of the offending value', 
     file.models['Note']!['properties'] = { ...(file.models['Note']!['properties'] as object), tag: { type: 'string', format: 'objectid' } }
     file.routers['notes']!['populates'] = [{ field: 'tag', router: 'tagz' }]
     const t = text(file)
-    assert.deepEqual(issuesOf(t), [`${locate(t, '"tagz"')} unknown router 'tagz' (routers: notes, tags) (/routers/notes/populates/0/router)`])
+    assert.deepEqual(issuesOf(t), [`${locate(t, '"tagz"')} unknown router 'tagz' (routers: notes, tags): did you mean 'tags'? (/routers/notes/populates/0/router)`])
   })
 
   it('a scope header on a field the model lacks, or on a field that is not a string', () => {
@@ -118,7 +122,7 @@ describe('API file errors point at the line and column of the offending value', 
     file.routers['tags']!['scope'] = { field: 'rank', header: 'x-rank' }
     const t = text(file)
     assert.deepEqual(issuesOf(t), [
-      `${locate(t, '"ownerId"')} scope field 'ownerId' is not a field of model 'Note' (title, owner, secret) (/routers/notes/scope/field)`,
+      `${locate(t, '"ownerId"')} scope field 'ownerId' is not a field of model 'Note' (title, owner, secret): did you mean 'owner'? (/routers/notes/scope/field)`,
       `${locate(t, '"rank"', locate(t, '"x-user"'))} scope field 'rank' must be a string field (header values are strings) (/routers/tags/scope/field)`,
     ])
   })
@@ -147,7 +151,7 @@ describe('API file errors point at the line and column of the offending value', 
       `${locate(t, '"body"')} required field 'body' is not declared in 'properties' (/models/Note/required/2)`,
       `${locate(t, '"([a-z]"')} pattern is not a valid regular expression: Invalid regular expression: /([a-z]/u: Unterminated group (/models/Note/properties/code/pattern)`,
       `${locate(t, '"noteId"')} foreign field 'noteId' is not a field of model 'Tag' (/routers/notes/lookups/0/foreignField)`,
-      `${locate(t, '"Tags"')} unknown model 'Tags' (models: Note, Tag) (/routers/tags/model)`,
+      `${locate(t, '"Tags"')} unknown model 'Tags' (models: Note, Tag): did you mean 'Tag'? (/routers/tags/model)`,
     ].sort())
   })
 
@@ -157,8 +161,8 @@ describe('API file errors point at the line and column of the offending value', 
     file.routers['tags']!['sortable'] = ['label', 'lable']
     const t = text(file)
     assert.deepEqual(issuesOf(t), [
-      `${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label) (/routers/tags/indexes/0/key/lable)`,
-      `${locate(t, '"lable"', locate(t, '"sortable"'))} 'sortable[1]' names 'lable', which is not 'id' or a field of the model (label) (/routers/tags/sortable/1)`,
+      `${locate(t, '"lable"')} 'indexes[0]'.key names 'lable', which is not '_id' or a field of the model (label): did you mean 'label'? (/routers/tags/indexes/0/key/lable)`,
+      `${locate(t, '"lable"', locate(t, '"sortable"'))} 'sortable[1]' names 'lable', which is not 'id' or a field of the model (label): did you mean 'label'? (/routers/tags/sortable/1)`,
     ])
   })
 
@@ -175,13 +179,13 @@ describe('API file errors point at the line and column of the offending value', 
       await assert.rejects(buildApiApp(parseApiFile(t, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
         assert.ok(error instanceof ApiFileError)
         assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(t, '"lable"')} /routers/tags/defaultSort/field`])
-        assert.match(error.issues[0]!.message, /'defaultSort.field' "lable" is not a sortable field .*\(FMC_ERR_OPTIONS_INVALID\)$/)
+        assert.match(error.issues[0]!.message, /'defaultSort.field' "lable" is not a sortable field \(see 'sortable': id, label\): did you mean 'label'\? \(FMC_ERR_OPTIONS_INVALID\)$/)
         return true
       })
       await assert.rejects(buildApiApp(parseApiFile(u, 'api.json'), db, { fastify: { logger: false } }), (error: Error) => {
         assert.ok(error instanceof ApiFileError)
         assert.deepEqual(error.issues.map((i) => `${i.line}:${i.column} ${i.pointer}`), [`${locate(u, '"TagOut"', locate(u, '"/tags"'))} /routers/tags/modelOut`])
-        assert.match(error.issues[0]!.message, /modelOut TagOut does not fit the model Tag: 'lable' is not a field of the model/)
+        assert.match(error.issues[0]!.message, /modelOut TagOut does not fit the model Tag: 'lable' is not a field of the model: did you mean 'label'\?/)
         return true
       })
     } finally {
@@ -232,7 +236,7 @@ describe('API file errors point at the line and column of the offending value', 
     file.routers['tags']!['name'] = 'tag-list'
     const t = text(file)
     assert.deepEqual(issuesOf(t).sort(), [
-      `${locate(t, '"licence"')} unknown key 'licence' in 'openapi' (allowed: license, contact, servers, tags, securitySchemes, security) (/openapi/licence)`,
+      `${locate(t, '"licence"')} unknown key 'licence' in 'openapi': did you mean 'license'? (/openapi/licence)`,
       `${locate(t, '{', locate(t, '"license"'))} 'license' lacks the required key 'name' (/openapi/license)`,
       `${locate(t, '{', locate(t, '"bearer"'))} 'bearer' is not valid: expected an OpenAPI security scheme: { type: apiKey, in, name }, { type: http, scheme, bearerFormat? }, { type: oauth2, flows } or { type: openIdConnect, openIdConnectUrl }, each with an optional description (/openapi/securitySchemes/bearer)`,
       `${locate(t, '"my scheme"')} 'my scheme' is not a valid name here: it must match ^[A-Za-z0-9._-]+$ (/openapi/securitySchemes/my scheme)`,

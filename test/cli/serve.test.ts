@@ -166,7 +166,7 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
     try {
       const served = await startApi(loaded, LOCAL, { MONGODB_URI: `${server.uri.replace(/\/?(\?|$)/, '/shop$1')}`, FMC_DATA_DIR: join(dir, 'unused') })
       try {
-        assert.equal(served.database, 'MongoDB')
+        assert.equal(served.database, 'MongoDB, database shop')
         assert.equal((await fetch(`${served.origin}/tasks`, json({ title: 'over the wire' }))).status, 201)
       } finally {
         await served.close()
@@ -314,14 +314,15 @@ describe('fastify-mongo-crud serve', { timeout: 120_000 }, () => {
 
     it('a bad file: exit code 1, every error at its line and column, no stack trace', async () => {
       const bad = join(dir, 'bad.json')
-      const text = JSON.stringify({ ...API, routers: { tasks: { ...API.routers.tasks, colection: 'x', collection: undefined } } }, null, 2)
+      // Two mistakes in one router: the misspelt key is one error (not also a missing 'collection'), and does not hide the misspelt model.
+      const text = JSON.stringify({ ...API, routers: { tasks: { ...API.routers.tasks, model: 'Tsk', colection: 'x', collection: undefined } } }, null, 2)
       await writeFile(bad, text)
       const { code, stderr } = await runCli(['check', bad])
       assert.equal(code, 1)
       const lines = stderr.split('\n')
       assert.equal(lines[0], `${bad}: 2 errors`)
-      assert.equal(lines[1], `${bad}:${locate(text, '{', locate(text, '"tasks": {'))}: 'tasks' lacks the required key 'collection' (at /routers/tasks)`)
-      assert.match(lines[2]!, new RegExp(`^${bad}:${locate(text, '"colection"')}: unknown key 'colection' in 'tasks' \\(allowed: prefix, collection, model, .*\\) \\(at /routers/tasks/colection\\)$`))
+      assert.equal(lines[1], `${bad}:${locate(text, '"Tsk"')}: unknown model 'Tsk' (models: Task): did you mean 'Task'? (at /routers/tasks/model)`)
+      assert.equal(lines[2], `${bad}:${locate(text, '"colection"')}: unknown key 'colection' in 'tasks': did you mean 'collection'? (at /routers/tasks/colection)`)
       assert.equal(lines.length, 4)
     })
   })

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 /**
- * `npm start`'s server (examples/server.ts) logs every request at level "info" on stdout. It runs in a
- * child process, on a free port, with its data directory in a temporary folder.
+ * `npm start`'s server (examples/server.ts) says where its docs and its data are, and logs every request at
+ * level "info" on stdout (JSON lines: stdout is a pipe here). It runs in a child process, on a free port,
+ * with its data directory in a temporary folder.
  */
 const here = dirname(fileURLToPath(import.meta.url))
 const server = join(here, '..', '..', 'examples', 'server.ts')
@@ -18,10 +19,11 @@ describe('the demo server logs requests', { timeout: 60_000 }, () => {
   let dir: string
   let origin: string
   const lines: Array<Record<string, unknown>> = []
+  let stdout = ''
   let waiting: (() => void) | undefined
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'fmc-demo-'))
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'fmc-demo-')))
     child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), server], {
       cwd: dir,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
@@ -30,6 +32,7 @@ describe('the demo server logs requests', { timeout: 60_000 }, () => {
     let buffered = ''
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
+      stdout += chunk.toString()
       const complete = buffered.split('\n')
       buffered = complete.pop() ?? ''
       for (const line of complete) if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>)
@@ -57,6 +60,18 @@ describe('the demo server logs requests', { timeout: 60_000 }, () => {
       })
     }
   }
+
+  it('prints where its docs and its data are, on the port it listens on', { timeout: 30_000 }, async () => {
+    while (!/^Docs: .*\n/m.test(stdout)) {
+      if (child.exitCode !== null) throw new Error(`the demo server exited with ${child.exitCode}`)
+      await new Promise<void>((resolve) => {
+        waiting = resolve
+      })
+    }
+    const said = stdout.split('\n').filter((line) => !line.startsWith('{'))
+    assert.ok(said.includes(`Demo API on ${origin} (embedded engine, data in ${join(dir, 'data')})`), stdout)
+    assert.ok(said.includes(`Docs: ${origin}/docs and ${origin}/redoc. Ctrl-C stops.`), stdout)
+  })
 
   it('logs the request and its completion with the status', { timeout: 30_000 }, async () => {
     const res = await fetch(`${origin}/api/v1/users?limit=5`)

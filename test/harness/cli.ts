@@ -16,7 +16,7 @@ export interface RunningCli {
 
 function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): ChildProcess {
   const clean = { ...process.env }
-  for (const name of ['MONGODB_URI', 'FMC_DATA_DIR', 'FMC_SECRET', 'PORT', 'HOST']) delete clean[name]
+  for (const name of ['MONGODB_URI', 'FMC_DATA_DIR', 'FMC_SECRET', 'FMC_LOG_FORMAT', 'PORT', 'HOST']) delete clean[name]
   return spawn(process.execPath, ['--conditions=fmc-source', '--import', import.meta.resolve('tsx'), CLI, ...args], {
     cwd,
     env: { ...clean, ...env },

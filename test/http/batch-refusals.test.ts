@@ -95,4 +95,33 @@ describe('path segments the router keeps for itself', () => {
       await t.close()
     }
   })
+
+  it('a PATCH of any media type, a batch update and a batch replace may not move a document onto them either: 422 as create', async () => {
+    const t = await buildApp(memory!, { model: User, collectionName: 'named', prefix: '/named', identifierField: 'name' })
+    try {
+      await createDoc(t.app, '/named', hal)
+      const refusal = (await t.app.inject({ method: 'POST', url: '/named', payload: { ...hal, name: '_groups' } })).json()
+      const patches: Array<[string, unknown]> = [
+        ['application/json', { name: '_groups' }],
+        ['application/merge-patch+json', { name: '_groups' }],
+        ['application/json-patch+json', [{ op: 'replace', path: '/name', value: '_groups' }]],
+      ]
+      for (const [type, body] of patches) {
+        const res = await t.app.inject({ method: 'PATCH', url: '/named/hal', payload: JSON.stringify(body), headers: { 'content-type': type } })
+        assert.deepEqual([res.statusCode, res.json()], [422, refusal], type)
+      }
+      for (const [contentType, body] of patches) {
+        const res = await t.app.inject({ method: 'POST', url: '/named/_batch', payload: { operations: [{ op: 'update', id: 'hal', contentType, body }] } })
+        assert.deepEqual([res.statusCode, res.json()], [422, { ...refusal, index: 0 }], `batch update ${contentType}`)
+      }
+      const loose = await t.app.inject({ method: 'POST', url: '/named/_batch', payload: { atomic: false, operations: [{ op: 'update', id: 'hal', body: { name: '_groups' } }, { op: 'replace', id: 'hal', body: { ...hal, name: '_groups' } }] } })
+      assert.deepEqual(loose.json().results, [{ status: 422, ...refusal }, { status: 422, ...refusal }])
+      // Still where it was, and nothing was written.
+      const read = await t.app.inject({ method: 'GET', url: '/named/hal' })
+      assert.deepEqual([read.statusCode, read.json().name], [200, 'hal'])
+      assert.equal(await t.store.db.collection('named').countDocuments({ name: { $in: ['_batch', '_events', '_groups'] } }), 0)
+    } finally {
+      await t.close()
+    }
+  })
 })

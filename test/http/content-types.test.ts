@@ -65,6 +65,14 @@ describe('request bodies other than JSON', () => {
     assert.equal(gone.statusCode, 204, gone.body)
   })
 
+  it('answers a body route sent without a body and without a Content-Type 422, the PATCH routes too (it was 500)', async () => {
+    for (const [method, url] of routes) {
+      const res = await t.app.inject({ method, url })
+      assert.equal(res.statusCode, 422, `${method} ${url}: ${res.body}`)
+      assert.deepEqual(res.json().detail.map((issue: { loc: unknown }) => issue.loc), [['body']], `${method} ${url}: ${res.body}`)
+    }
+  })
+
   it('still reads application/json, with a charset too', async () => {
     const res = await t.app.inject({
       method: 'POST',

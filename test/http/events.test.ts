@@ -189,6 +189,14 @@ describe('GET _events: bounds and refusals', () => {
     expectDetailMentioning(refused, 503, 'Too many event streams are open (at most 1')
     first.close()
     await first.ended
+    // Its place is free once the server has seen it leave (its heartbeat stopped with it): then the next one gets in.
+    // That one stays open until the app closes: tests that mock setInterval must not see a real one stopped.
+    let next = await EventStreamClient.open(t.app, '/guarded/_events', { 'x-allowed': 'yes' })
+    while (next.status === 503) {
+      await next.ended
+      next = await EventStreamClient.open(t.app, '/guarded/_events', { 'x-allowed': 'yes' })
+    }
+    assert.equal(next.status, 200)
   })
 
   it('answers 400 for a Last-Event-ID it never issued, and 422 for bad filters', async () => {
@@ -204,6 +212,8 @@ describe('GET _events: bounds and refusals', () => {
   it('drops a subscriber that stopped reading while a fast one goes on', async () => {
     // A paused client reads nothing, so it cannot tell it was dropped: the server's log line tells.
     const lines: string[] = []
+    // Heartbeats are what the server judges a stalled connection by: each write here is followed by one.
+    mock.timers.enable({ apis: ['setInterval'] })
     const logged = await listening(await buildAppWith(memory, { fastify: { logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } } } }, tasks))
     try {
       const slow = await EventStreamClient.open(logged.app, '/tasks/_events')
@@ -212,11 +222,12 @@ describe('GET _events: bounds and refusals', () => {
       const big = 'x'.repeat(256 * 1024)
       let written = 0
       const dropped = () => lines.some((line) => line.includes('event subscriber dropped'))
-      // Until the server gives up on the slow one (its socket, then its 1 MiB of unread events, full).
+      // Until the server gives up on the slow one: its connection full, then nothing taken for two heartbeats.
       while (!dropped()) {
         await createDoc(logged.app, '/tasks', { title: big, owner: 'alice', role: 'admin' })
         written++
         await fast.take(1)
+        mock.timers.tick(15_000)
         assert.ok(written < 1000, 'the slow subscriber was never dropped')
       }
       const last = await createDoc(logged.app, '/tasks', { title: 'after', owner: 'alice', role: 'admin' })
@@ -229,6 +240,7 @@ describe('GET _events: bounds and refusals', () => {
       assert.ok(received < written, `the slow subscriber got ${received} of ${written} events`)
       fast.close()
     } finally {
+      mock.timers.reset()
       await logged.close()
     }
   })

@@ -71,8 +71,8 @@ describeEachStore('GET /users rejects bad query parameters', (mode) => {
     })
   }
 
-  it('ignores unknown query parameters', async () => {
-    const names = namesOf(await getJson(t.app, `/users${queryString({ name: 'alice', foo: 'bar', page: 3 })}`))
+  it('ignores query parameters that name nothing (a field, or another API paging parameter, is a 400: guessed-parameters.test.ts)', async () => {
+    const names = namesOf(await getJson(t.app, `/users${queryString({ foo: 'bar', _: 1700000000 })}`))
     assert.deepEqual(names.sort(), ['alice', 'bob'])
   })
 

@@ -1,7 +1,8 @@
 /**
  * A misspelt field name in a router option that TypeScript did not see (JavaScript, a cast, options built
  * from data) is refused at registration: FMC_ERR_OPTIONS_INVALID, naming the option, the wrong name and the
- * fields it may name, so that the mistake is put right without reading the model. Store-independent: runs
+ * fields it may name, ending with the closest of them when one is close ("did you mean"), so that the
+ * mistake is put right without reading the model. Store-independent: runs
  * once, on the engine in memory.
  */
 import assert from 'node:assert/strict'
@@ -13,11 +14,12 @@ const User = MongoModel('MisspeltUser', { name: Type.String(), email: Type.Strin
 
 /** Each misspelt option, and what its refusal must say (the option, the wrong name, the right ones). */
 const MISSPELT: ReadonlyArray<readonly [string, Record<string, unknown>, RegExp]> = [
-  ['identifierField', { identifierField: 'emial' }, /'identifierField' must be '_id' or a top-level field of the model \(name, email, age\), received "emial"/],
-  ['sortable', { sortable: ['name', 'nope'] }, /'sortable\[1\]' names 'nope', which is not 'id' or a field of the model \(name, email, age\)/],
-  ['filterable', { filterable: ['nmae.first'] }, /'filterable\[0\]' names 'nmae.first', which is not 'id' or a field of the model \(name, email, age\)/],
-  ['an index key', { indexes: [{ key: { agee: 1 } }] }, /'indexes\[0\]'.key names 'agee', which is not '_id' or a field of the model \(name, email, age\)/],
-  ['defaultSort.field', { defaultSort: { field: 'emial' } }, /'defaultSort.field' "emial" is not a sortable field \(see 'sortable': id, name, email, age\)/],
+  ['identifierField', { identifierField: 'emial' }, /'identifierField' must be '_id' or a top-level field of the model \(name, email, age\), received "emial": did you mean 'email'\?$/],
+  ['sortable', { sortable: ['name', 'nope'] }, /'sortable\[1\]' names 'nope', which is not 'id' or a field of the model \(name, email, age\)$/],
+  ['sortable, misspelt', { sortable: ['name', 'eamil'] }, /'sortable\[1\]' names 'eamil', which is not 'id' or a field of the model \(name, email, age\): did you mean 'email'\?$/],
+  ['filterable', { filterable: ['nmae.first'] }, /'filterable\[0\]' names 'nmae.first', which is not 'id' or a field of the model \(name, email, age\): did you mean 'name.first'\?$/],
+  ['an index key', { indexes: [{ key: { agee: 1 } }] }, /'indexes\[0\]'.key names 'agee', which is not '_id' or a field of the model \(name, email, age\): did you mean 'age'\?$/],
+  ['defaultSort.field', { defaultSort: { field: 'emial' } }, /'defaultSort.field' "emial" is not a sortable field \(see 'sortable': id, name, email, age\): did you mean 'email'\?$/],
   ['defaultSort.field outside sortable', { sortable: ['name'], defaultSort: { field: 'age' } }, /'defaultSort.field' "age" is not a sortable field \(see 'sortable': name\)/],
 ]
 

@@ -3,6 +3,7 @@ import { AsyncResource } from 'node:async_hooks'
 import { after, before, describe, it } from 'node:test'
 import { CRUDEmbed, CRUDLookup, type DriverDb, MongoModel, MongoModelOut, Type } from 'fastify-mongo-crud'
 import { buildApp, buildAppWith, type TestApp } from '../harness/app.ts'
+import { ABSENT_ID } from '../harness/expect.ts'
 import { interceptCollections } from '../harness/intercept-collections.ts'
 import { Address, Author, Message, Person } from '../harness/relations.ts'
 import { createDoc, type Json } from '../harness/seed.ts'
@@ -139,6 +140,44 @@ describeEachStore('PATCH media types: merge patch (RFC 7396) and JSON Patch (RFC
     assert.deepEqual(item.json(), { id: address.id, street: 's', city: 'Oslo' })
     const refused = await patch(`/people/${person.id}/addresses/${address.id}`, JSON_PATCH, [{ op: 'remove', path: '/street' }])
     assert.deepEqual([refused.statusCode, refused.json().detail[0].loc], [422, ['body', 'street']])
+  })
+
+  it('a missing document is 422 "Document not updated" on every media type and in a batch; a missing parent is 400', async () => {
+    const author = await createDoc(t.app, '/authors', { name: 'ann' })
+    const person = await createDoc(t.app, '/people', { name: 'bob' })
+    const bodies = (field: string): Array<[string, unknown]> => [
+      ['application/json', { [field]: 'x' }],
+      [MERGE, { [field]: 'x' }],
+      [JSON_PATCH, [{ op: 'replace', path: `/${field}`, value: 'x' }]],
+    ]
+    const missing: Array<[string, string, number, string]> = [
+      [`/profiles/${ABSENT_ID}`, 'name', 422, 'Document not updated'],
+      ['/profiles/not-an-id', 'name', 422, 'Document not updated'],
+      [`/authors/${author.id}/messages/${ABSENT_ID}`, 'text', 422, 'Document not updated'],
+      [`/people/${person.id}/addresses/${ABSENT_ID}`, 'city', 422, 'Document not updated'],
+      [`/authors/${ABSENT_ID}/messages/${ABSENT_ID}`, 'text', 400, 'Document not found'],
+      [`/people/${ABSENT_ID}/addresses/${ABSENT_ID}`, 'city', 400, 'Document not found'],
+    ]
+    for (const [url, field, status, detail] of missing) {
+      for (const [type, body] of bodies(field)) {
+        const res = await patch(url, type, body)
+        assert.deepEqual([res.statusCode, res.json()], [status, { detail }], `PATCH ${url} ${type}`)
+      }
+    }
+    const batches: Array<[string, string, string]> = [
+      ['/profiles/_batch', ABSENT_ID, 'name'],
+      ['/profiles/_batch', 'not-an-id', 'name'],
+      [`/authors/${author.id}/messages/_batch`, ABSENT_ID, 'text'],
+    ]
+    for (const [url, id, field] of batches) {
+      for (const [contentType, body] of bodies(field)) {
+        const operations = [{ op: 'update', id, contentType, body }]
+        const atomic = await t.app.inject({ method: 'POST', url, payload: { operations } })
+        assert.deepEqual([atomic.statusCode, atomic.json()], [422, { detail: 'Document not updated', index: 0 }], `${url} ${id} ${contentType}`)
+        const loose = await t.app.inject({ method: 'POST', url, payload: { atomic: false, operations } })
+        assert.deepEqual(loose.json().results, [{ status: 422, detail: 'Document not updated' }], `${url} ${id} ${contentType}, not atomic`)
+      }
+    }
   })
 
   it('in a batch: an update operation with contentType', async () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { CRUDPopulate, type DriverCollection, type DriverDb, MongoModel, ObjectIdField, Type } from 'fastify-mongo-crud'
 import { ObjectId } from 'mongodb'
 import { buildAppWith, type TestApp } from '../harness/app.ts'
+import { interceptCollections } from '../harness/intercept-collections.ts'
 import { rawGet } from '../harness/raw-get.ts'
 import { storeModes } from '../harness/stores.ts'
 
@@ -77,9 +79,12 @@ describe('a populated page of many megabytes', () => {
   })
 })
 
-/** `db` whose `artists` reads fail from the `from`-th find on (a storage error while the page is populated). */
-function breakArtistsFrom(from: number): (db: DriverDb) => DriverDb {
-  let finds = 0
+/**
+ * `db` whose `artists` reads fail once they have asked for more than `ids` ids (a storage error while the
+ * page is populated): counted by ids, whatever the batches the page is populated in.
+ */
+function breakArtistsAfter(ids: number): (db: DriverDb) => DriverDb {
+  let asked = 0
   return (db) => ({
     collection(name: string): DriverCollection {
       const real = db.collection(name)
@@ -88,7 +93,9 @@ function breakArtistsFrom(from: number): (db: DriverDb) => DriverDb {
         get: (target, key, receiver) => {
           if (key !== 'find') return Reflect.get(target, key, receiver)
           return (...args: Parameters<DriverCollection['find']>) => {
-            if (++finds >= from) throw new Error('disk read failed half-way')
+            const wanted = (args[0] as { _id?: { $in?: unknown[] } })._id?.$in
+            asked += wanted?.length ?? 1
+            if (asked > ids) throw new Error('disk read failed half-way')
             return target.find(...args)
           }
         },
@@ -100,8 +107,8 @@ function breakArtistsFrom(from: number): (db: DriverDb) => DriverDb {
 describe('a populated page that fails after a megabyte went out', () => {
   let page: Page
   before(async () => {
-    // The first batch (100 tracks, 1.4 MB) is shown; the third batch's read fails.
-    page = await seeded(breakArtistsFrom(3))
+    // Half the page (150 tracks, 2 MB) is shown; the read of the next references fails.
+    page = await seeded(breakArtistsAfter((TRACKS / 2) * PER_TRACK))
   })
   after(() => page.t.close())
 
@@ -114,5 +121,87 @@ describe('a populated page that fails after a megabyte went out', () => {
     assert.equal(res.ended, 'with an error')
     assert.ok(res.body.length > 1024 * 1024)
     assert.throws(() => JSON.parse(res.body))
+  })
+})
+
+/** What the reads of one page did, as `watchReads` saw them. */
+interface Reads {
+  /** Tracks the page's cursor has handed over. */
+  tracks: number
+  /** How many it had when the artists were first read. */
+  tracksAtFirstArtists: number | undefined
+  /** Runs when the artists are read. */
+  onArtists: (() => void) | undefined
+  /** Settles once the tracks' cursor is closed. */
+  closed: Promise<void>
+}
+
+/** `db` that counts the tracks its cursors hand over, and tells when the artists are read and when a tracks cursor is closed. */
+function watchReads(): { reads: Reads, wrapDb: (db: DriverDb) => DriverDb } {
+  let closed = () => {}
+  const reads: Reads = { tracks: 0, tracksAtFirstArtists: undefined, onArtists: undefined, closed: new Promise((resolve) => (closed = resolve)) }
+  const wrapDb = (db: DriverDb) =>
+    interceptCollections(db, (call, method, _args, name) => {
+      if (method !== 'find') return call()
+      if (name === 'artists') {
+        reads.tracksAtFirstArtists ??= reads.tracks
+        reads.onArtists?.()
+        return call()
+      }
+      return new Proxy(call() as object, {
+        get: (target, key) => {
+          if (key === Symbol.asyncIterator) {
+            return async function* () {
+              for await (const doc of target as AsyncIterable<unknown>) {
+                reads.tracks++
+                yield doc
+              }
+            }
+          }
+          const value = Reflect.get(target, key) as unknown
+          if (key === 'close') return () => (value as () => Promise<void>).call(target).finally(closed)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    }) as DriverDb
+  return { reads, wrapDb }
+}
+
+describe('a populated page is read as it is shown', () => {
+  it('populates its first documents before it reads its last ones', async () => {
+    const { reads, wrapDb } = watchReads()
+    const { t } = await seeded(wrapDb)
+    try {
+      const res = await t.app.inject({ method: 'GET', url: `/tracks?limit=${TRACKS}` })
+      assert.equal(res.statusCode, 200)
+      assert.equal((res.json() as unknown[]).length, TRACKS)
+      assert.equal(reads.tracks, TRACKS)
+      // A batch is at most 100 documents (and about 500 references): never the whole page before its populates.
+      assert.ok(reads.tracksAtFirstArtists !== undefined && reads.tracksAtFirstArtists <= 100, `${reads.tracksAtFirstArtists} tracks were read before the first were populated`)
+    } finally {
+      await t.close()
+    }
+  })
+
+  // Without the close, `closed` never settles: the timeout fails the test.
+  it('closes its cursor when the client leaves while it is populated, before any byte went out', { timeout: 30_000 }, async () => {
+    const { reads, wrapDb } = watchReads()
+    const { t } = await seeded(wrapDb)
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' })
+      const address = t.app.server.address()
+      assert.ok(address !== null && typeof address === 'object')
+      const client = request({ host: '127.0.0.1', port: address.port, path: `/tracks?limit=${TRACKS}` })
+      client.on('error', () => {})
+      reads.onArtists = () => {
+        reads.onArtists = undefined
+        client.destroy()
+      }
+      client.end()
+      await reads.closed
+      assert.ok(reads.tracks < TRACKS, 'the page was read to its end for a client that had left')
+    } finally {
+      await t.close()
+    }
   })
 })

@@ -5,7 +5,7 @@
 // clone of this commit would hold; its `npm install` takes the registry's packages (npm's cache first).
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { cp, mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -169,5 +169,20 @@ describe("the README's commands, in order, on a fresh copy of the repository", {
   it('npx fastify-mongo-crud check api.json: OK, exit code 0', () => {
     const { code, output } = run(line('npx fastify-mongo-crud check api.json'), dir)
     assert.equal(code, 0, output)
+  })
+
+  it('npx fastify-mongo-crud init, import todos todos.ndjson, serve api.json: the first minute, in a folder of its own', async () => {
+    const folder = join(dir, 'first-minute')
+    await mkdir(folder)
+    const init = run(line('npx fastify-mongo-crud init'), folder)
+    assert.equal(init.code, 0, init.output)
+    await writeFile(join(folder, 'todos.ndjson'), '{"title":"from my data"}\n')
+    const imported = run(line('npx fastify-mongo-crud import todos todos.ndjson'), folder)
+    assert.equal(imported.code, 0, imported.output)
+    const serve = await start(line('npx fastify-mongo-crud serve api.json '), folder, /listening on (http:\/\/\S+)/, { PORT: '0' })
+    running.push(serve)
+    const todos = (await (await fetch(`${serve.found[1]}/todos`)).json()) as Array<{ title: string; done: boolean }>
+    assert.deepEqual(todos.map(({ title, done }) => ({ title, done })), [{ title: 'from my data', done: false }])
+    assert.equal(await serve.stop(), 0)
   })
 })

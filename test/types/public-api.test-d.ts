@@ -45,6 +45,10 @@ export async function typeTests(): Promise<void> {
   const shared: CRUDRouterOptions = { model: User, db: embedded, collectionName: 'u', dependencies: [] }
   // @ts-expect-error a plain object is not a model
   const notModel: CRUDRouterOptions = { model: { type: 'object' }, db: embedded, collectionName: 'u' }
+  // A router leaves its _batch, _groups and _events out one by one, with booleans.
+  const quiet: CRUDRouterOptions = { model: User, db: embedded, collectionName: 'u', disableBatch: true, disableGroups: false, disableEvents: true }
+  // @ts-expect-error disable* keys are booleans
+  const noisy: CRUDRouterOptions = { model: User, db: embedded, collectionName: 'u', disableEvents: 'yes' }
   // Child declarations take the disable* keys, as booleans; an embed has no PUT route to disable.
   const lookupOptions = { model: User, collectionName: 'c', prefix: 'children', localField: '_id', foreignField: 'name' }
   new CRUDLookup({ ...lookupOptions, disableReplaceOne: true, disableDeleteOne: false })
@@ -53,5 +57,5 @@ export async function typeTests(): Promise<void> {
   new CRUDLookup({ ...lookupOptions, disableGetAll: 'yes' })
   // @ts-expect-error embedded items have no PUT route
   new CRUDEmbed({ model: User, embedName: 'items', disableReplaceOne: true })
-  void [missing, badStatus, shared, notModel]
+  void [missing, badStatus, shared, notModel, quiet, noisy]
 }

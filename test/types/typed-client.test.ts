@@ -83,8 +83,12 @@ const MISUSES: Record<string, [from: string, to: string, error: string]> = {
   'wrong-type': ["password: 'secret-ann' }", "password: 'secret-ann', age: 'old' }", "Type 'string' is not assignable to type 'number'"],
   'unknown-field': ["password: 'secret-ann' }", "password: 'secret-ann', nickname: 'annie' }", "'nickname' does not exist in type"],
   'missing-field': ["email: 'ann@example.com', password: 'secret-ann' }", "password: 'secret-ann' }", "Property 'email' is missing"],
-  'groups-without-by': ["query: { by: 'role', metrics: 'count,avg:age' }", "query: { metrics: 'count,avg:age' }", "Property 'by' is missing"],
+  'groups-without-by': ["query: { by: ['role', 'age'], metrics: ['count', 'avg:age'] }", "query: { metrics: ['count', 'avg:age'] }", "Property 'by' is missing"],
+  // `by` and `metrics` name the fields that may be grouped and measured, as lists of their names.
+  'groups-by-unknown-field': ["by: ['role', 'age']", "by: ['role', 'citty']", `Type '"citty"' is not assignable to type`],
+  'groups-by-as-text': ["by: ['role', 'age']", "by: 'role'", 'is not assignable to type'],
   'metric-no-field-allows': ['group.count}', 'group.sum_name}', "Property 'sum_name' does not exist"],
+  'metric-of-no-number': ["'avg:age'", "'sum:name'", `Type '"sum:name"' is not assignable to type`],
 }
 
 describe('a typed client of the demo (docs/clients.md)', { timeout: 180_000 }, () => {

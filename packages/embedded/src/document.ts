@@ -19,6 +19,10 @@ export interface FindOptions {
   let?: Document
   /** Compare strings in this collation's order, for the filter and the sort. */
   collation?: CollationOptions | undefined
+  /** As the driver's: false answers every number as its BSON type's class (Int32, Long, Double). */
+  promoteValues?: boolean | undefined
+  /** As the driver's: false answers every int64 as a Long (by default, one within 2^53 is a number). */
+  promoteLongs?: boolean | undefined
 }
 
 /**

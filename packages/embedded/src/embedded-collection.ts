@@ -3,7 +3,8 @@ import { type AggregateSource, aggregateCursor } from './aggregate/aggregate-cur
 import type { CollectionResolver } from './aggregate/aggregate-documents.js'
 import { leadingSort } from './aggregate/leading-sort.js'
 import type { OutputResolver } from './aggregate/output-target.js'
-import { copyThroughBson } from './bson/bson-codec.js'
+import { copyThroughBson, decodeInForm } from './bson/bson-codec.js'
+import { AS_HELD, inForm, type PromoteOptions, promoteOptionsOf, valueFormOf } from './bson/value-form.js'
 import { EmbeddedChangeStream, type WatchOptions } from './changes/change-stream.js'
 import { toCollation } from './collation/collation.js'
 import { checkId } from './collection/check-id.js'
@@ -25,6 +26,7 @@ import type { Storage, StoredIndex } from './storage/storage.js'
 import { openTransactionOf } from './transaction/embedded-session.js'
 import { isOperatorUpdate } from './update/build-upsert.js'
 import { type Change, findAndModify, type ModifyOptions, type UpdateResult, updateDocuments } from './update/modify-documents.js'
+import { matchesInSlices } from './update/paced-matches.js'
 import { checkPipelineUpdate } from './update/pipeline-update.js'
 
 type ReturnDocument = 'before' | 'after'
@@ -36,7 +38,7 @@ interface ViewAccess {
 }
 
 /** Options of findOneAndUpdate and findOneAndReplace, as the driver's. */
-export interface FindOneAndOptions {
+export interface FindOneAndOptions extends PromoteOptions {
   returnDocument?: ReturnDocument | undefined
   projection?: Document | undefined
   /** The first match in this order is changed: `{ field: 1 | -1 }` (`{ $natural: 1 }`: scan order). */
@@ -52,7 +54,7 @@ export interface FindOneAndOptions {
   collation?: CollationOptions | undefined
 }
 
-export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let' | 'collation'>
+export type FindOneAndDeleteOptions = Pick<FindOneAndOptions, 'projection' | 'sort' | 'maxTimeMS' | 'includeResultMetadata' | 'let' | 'collation' | 'promoteValues' | 'promoteLongs' | typeof AS_HELD>
 
 /** Options of deleteOne and deleteMany, as the driver's. */
 interface DeleteOptions {
@@ -170,26 +172,26 @@ export class EmbeddedCollection {
     return { acknowledged: true, insertedId }
   }
 
-  async findOne(filter: Document, options: WithSession<Omit<FindOptions, 'limit'>> = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: WithSession<Omit<FindOptions, 'limit'> & PromoteOptions> = {}): Promise<Document | null> {
     const tx = this.#inTransaction(options)
     if (tx) return tx.target.findOne(filter, tx.options)
     // GET one's read: straight from the key, when nothing (options, a view) asks for more.
-    if (Object.keys(options).length === 0 && !this.#view.definition()) {
+    if (onlyReadForm(options) && !this.#view.definition()) {
       this.#core.assertOpen()
-      const found = this.#core.pointRead(filter)
-      if (found !== undefined) return found
+      const bytes = this.#core.pointBytes(filter)
+      if (bytes !== undefined) return bytes === null ? null : decodeInForm(bytes, valueFormOf(options))
     }
     const [doc] = await this.find(filter, { ...options, limit: 1 }).toArray()
     return doc ?? null
   }
 
-  find(filter: Document, options: WithSession<FindOptions> = {}): EmbeddedCursor {
+  find(filter: Document, options: WithSession<FindOptions & PromoteOptions> = {}): EmbeddedCursor {
     const tx = this.#inTransaction(options)
     if (tx) return tx.target.find(filter, tx.options)
     this.#core.assertOpen()
     const view = this.#view.definition()
     if (view) {
-      const settings = { ...(options.maxTimeMS ? { maxTimeMS: options.maxTimeMS } : {}), let: options.let, collation: options.collation }
+      const settings = { ...(options.maxTimeMS ? { maxTimeMS: options.maxTimeMS } : {}), let: options.let, collation: options.collation, ...promoteOptionsOf(options) }
       return this.#view.source(view.viewOn).aggregate([...view.pipeline, ...findStages(filter, options)], settings)
     }
     return new EmbeddedCursor((deadline) => {
@@ -240,7 +242,7 @@ export class EmbeddedCollection {
    * The distinct values of `key` (a dotted path) among the matches, array elements one by one, in BSON
    * order; under a collation, values equal under it are one value (the first found).
    */
-  async distinct(key: string, filter: Document = {}, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'collation'>> = {}): Promise<unknown[]> {
+  async distinct(key: string, filter: Document = {}, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'collation'> & PromoteOptions> = {}): Promise<unknown[]> {
     const tx = this.#inTransaction(options)
     if (tx) return tx.target.distinct(key, filter, tx.options)
     const collation = toCollation(options.collation)
@@ -290,7 +292,7 @@ export class EmbeddedCollection {
     this.#assertWritable()
     const matching = bindVariables(filter, resolveLet(options.let, 'delete'))
     const collation = toCollation(options.collation)
-    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(this.#core.matching(matching, options.maxTimeMS, collation)) }))
+    return this.#core.write(async () => ({ deletedCount: await this.#core.remove(await matchesInSlices(this.#core, matching, options.maxTimeMS, collation)) }))
   }
 
   /**
@@ -313,7 +315,7 @@ export class EmbeddedCollection {
     return new EmbeddedChangeStream(source, pipeline, options)
   }
 
-  aggregate(pipeline: Document[], options: WithSession<{ maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined }> = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: WithSession<{ maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } & PromoteOptions> = {}): EmbeddedCursor {
     const tx = this.#inTransaction(options)
     if (tx) return tx.target.aggregate(pipeline, tx.options)
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
@@ -326,13 +328,16 @@ export class EmbeddedCollection {
     const stages = leadingMatch ? rest : pipeline
     // A leading `$sort` is the read's own (leading-sort.ts): an index may serve it, else it sorts BSON in slices.
     const sorted = leadingSort(stages)
+    const later = sorted === undefined ? stages : stages.slice(1)
+    // Stages compute on numbers as the engine holds them; without any, the read hands out the caller's form itself.
+    const form = later.length === 0 ? valueFormOf(options) : 'held'
     const core = this.#core
     const readMatches = (match: Document, deadline: Deadline, sortMemory: SortMemory) => {
       const sort = sorted === undefined ? undefined : toSortSpec(sorted.sort)
       const plan = core.plan(match, { sort, collation: options.collation })
       const found = { storage: core.storage, pointKeys: () => plan?.keys }
       const order = sort === undefined || plan?.sorted ? {} : { sort, ...(sorted?.limit === undefined ? {} : { limit: sorted.limit }) }
-      return readDocuments(found, match, { collation: options.collation, ...order }, deadline, sortMemory)
+      return readDocuments(found, match, { collation: options.collation, ...order, ...(form === 'held' ? { [AS_HELD]: true as const } : promoteOptionsOf(options)) }, deadline, sortMemory)
     }
     const source: AggregateSource = {
       // Resolved when the cursor runs, as the driver's aggregate fails on its first batch.
@@ -347,7 +352,7 @@ export class EmbeddedCollection {
       output: this.#output,
       collectionless: false,
     }
-    return aggregateCursor(source, sorted === undefined ? stages : stages.slice(1), options.maxTimeMS)
+    return aggregateCursor(source, later, options.maxTimeMS, form === 'held' ? valueFormOf(options) : 'held')
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
@@ -381,6 +386,12 @@ export class EmbeddedCollection {
   }
 }
 
+/** Options that ask for nothing but the form of the numbers (value-form.ts), or none. */
+function onlyReadForm(options: object): boolean {
+  for (const key in options) if (key !== 'promoteValues' && key !== 'promoteLongs') return false
+  return true
+}
+
 function withoutSort({ sort: _sort, ...rest }: FindOptions): FindOptions {
   return rest
 }
@@ -412,9 +423,9 @@ function hasAtomicOperators(change: unknown): boolean {
 /** Runs findAndModify (`change` null removes) and answers as the findOneAnd* methods do. */
 async function answer(core: CollectionCore, filter: Document, change: Change | null, options: FindOneAndOptions): Promise<ModifyResult | Document | null> {
   const project = compileProjection(options.projection)
-  const { returnDocument, projection: _projection, includeResultMetadata, sort, ...rest } = options
+  const { returnDocument, projection: _projection, includeResultMetadata, sort, promoteValues: _values, promoteLongs: _longs, ...rest } = options
   const result = await findAndModify(core, filter, change, { ...rest, sort: toFindSort(sort), returnNew: returnDocument === 'after' })
-  const value = result.value === null ? null : project(result.value)
+  const value = result.value === null ? null : inForm(project(result.value), valueFormOf(options))
   if (!includeResultMetadata) return value
   const lastErrorObject: ModifyResult['lastErrorObject'] = { n: result.n, updatedExisting: result.updatedExisting }
   if (result.upsertedId !== undefined) lastErrorObject.upserted = result.upsertedId

@@ -3,6 +3,7 @@ import { aggregateDocuments } from './aggregate/aggregate-documents.js'
 import { withLocalSessions } from './aggregate/local-sessions.js'
 import type { OutputTarget } from './aggregate/output-target.js'
 import { decodeDocument } from './bson/bson-codec.js'
+import { type PromoteOptions, valueFormOf } from './bson/value-form.js'
 import { changeFeedOf } from './changes/change-feed.js'
 import { toCollation } from './collation/collation.js'
 import { checkCollectionName, checkWritableCollection } from './collection/collection-name.js'
@@ -216,7 +217,7 @@ export class EmbeddedDb {
    * read collections (`$lookup`) and end in `$out` or `$merge`. Runs on the cursor's first read.
    * `let` and `collation` as on a collection's aggregate.
    */
-  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[], let?: Document, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } = {}): EmbeddedCursor {
+  aggregate(pipeline: Document[], options: { maxTimeMS?: number, localSessions?: Document[], let?: Document, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } & PromoteOptions = {}): EmbeddedCursor {
     if (!this.#engine.open) throw closedError()
     if (!Array.isArray(pipeline)) throw invalidArgumentError('pipeline must be an array')
     const source = {
@@ -232,7 +233,7 @@ export class EmbeddedDb {
         expressionMemoryLimitBytes: this.#engine.reads.expressionMemoryLimitBytes,
       }),
     }
-    return aggregateCursor(source, pipeline, options.maxTimeMS)
+    return aggregateCursor(source, pipeline, options.maxTimeMS, valueFormOf(options))
   }
 
   /**

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os'
-import { MongoInvalidArgumentError, MongoServerError } from 'mongodb'
+import { MongoInvalidArgumentError, MongoNotConnectedError, MongoServerError } from 'mongodb'
 import { formatValue } from './bson/format-value.js'
 
 /**
@@ -153,8 +153,12 @@ export function invalidArgumentError(message: string) {
   return new MongoInvalidArgumentError(message)
 }
 
+/**
+ * A closed engine used: what the driver throws for a closed client (`MongoNotConnectedError`), so that
+ * a caller tells a database out of reach from a bad argument the same way for both.
+ */
 export function closedError() {
-  return new MongoInvalidArgumentError('The embedded database is closed')
+  return new MongoNotConnectedError('The embedded database is closed')
 }
 
 /** Another engine holds the data directory: mongod's answer for a locked dbpath (98 DBPathInUse). */

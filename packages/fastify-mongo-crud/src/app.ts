@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { clientErrorHandler } from './client-error-handler.js'
 import { type OpenAPIDocsOptions, registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
+import { chooseLogFormat, formattedLogger, type LogFormat } from './log-format.js'
 
 /**
  * Fastify waits forever by default. A connection with no traffic either way for a minute (a client
@@ -21,6 +22,13 @@ export interface CreateAppOptions {
    * logs at level "warn" to stdout: every 5xx with its stack, and the library's warnings.
    */
   fastify?: FastifyServerOptions
+  /**
+   * How the log is written: `pretty` (one human line per entry, pino-pretty's) or `json` (pino's JSON lines).
+   * Default: the environment's `FMC_LOG_FORMAT`, else `pretty` when stdout is a terminal and `json` otherwise.
+   * It applies to the default logger and to a `fastify.logger` that writes to stdout (`true`, or options
+   * without `stream`, `file` or `transport`); a `loggerInstance` is left as it is.
+   */
+  logFormat?: LogFormat
 }
 
 /**
@@ -31,9 +39,9 @@ export interface CreateAppOptions {
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<FastifyInstance> {
   const logging = options.fastify?.logger === undefined && options.fastify?.loggerInstance === undefined
+  // A failure nobody sees cannot be fixed: 5xx answers are logged unless the caller says otherwise.
+  const logger = await formattedLogger(logging ? { level: 'warn' } : options.fastify?.logger, chooseLogFormat(options.logFormat))
   const app = Fastify({
-    // A failure nobody sees cannot be fixed: 5xx answers are logged unless the caller says otherwise.
-    ...(logging ? { logger: { level: 'warn' } } : {}),
     // Both poisoning shapes are refused while parsing, before any code sees the object.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -41,6 +49,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Fastify
     clientErrorHandler,
     ...SLOW_CLIENT_TIMEOUTS,
     ...options.fastify,
+    ...(logger === undefined ? {} : { logger }),
   })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler((request, reply) => {

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { HTTPException, StoreError, type ValidationIssue } from './errors.js'
 import { queryIssueDetail } from './query/list-query.js'
 import { toValidationIssues } from './schema/validation-issues.js'
+import { StoreUnavailable } from './store/store-unavailable.js'
 
 type HandledError = Omit<FastifyError, 'validation' | 'validationContext'> & {
   validation?: ErrorObject[]
@@ -20,6 +21,16 @@ const BUSY = 'The database has no memory free for this query right now: retry in
 /** What a client refused by a busy database is told to wait before retrying, in seconds. */
 const BUSY_RETRY_AFTER_S = '1'
 const SORT_TOO_LARGE = 'The list is too large to sort without an index on its sort field (the database refused the memory it needs): send a limit, narrower filters, or sort by an indexed field'
+const UNAVAILABLE = 'The database cannot be reached (it is down, restarting or out of reach): retry in a moment'
+const WRITE_OUTCOME_UNKNOWN =
+  'The database could not be reached while this write ran: whether it was stored is not known. Retry in a moment; with If-Match (or, for a create with its id, If-None-Match: *) a retry applies it at most once'
+/**
+ * What a client refused by a database out of reach is told to wait before retrying, in seconds. A
+ * restart or a replica set's election takes seconds, and each request meanwhile already waited for
+ * the driver's server selection (5 s where this library makes the client, cli/open-database.ts):
+ * a shorter wait would only add requests that wait that long again.
+ */
+const UNAVAILABLE_RETRY_AFTER_S = '5'
 
 /**
  * Every error leaves as `{ "detail": ... }`: documented failures with their status, bad input as 4xx
@@ -27,6 +38,8 @@ const SORT_TOO_LARGE = 'The list is too large to sort without an index on its so
  */
 export function handleError(error: HandledError, request: FastifyRequest, reply: FastifyReply): void {
   const { status, detail } = describeError(error)
+  // Still logged below: a database out of reach is what the operator must hear of first.
+  if (error instanceof StoreUnavailable) void reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S)
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_BUSY') void reply.header('retry-after', BUSY_RETRY_AFTER_S)
   else if (status >= 500) request.log.error({ err: error }, 'request failed')
   else if (error.headers !== undefined) void reply.headers(error.headers)
@@ -45,6 +58,8 @@ export function describeError(error: HandledError): { status: number, detail: st
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_BUSY') return { status: 503, detail: BUSY }
   // The server cannot store the representation (RFC 4918's 507): the request was fine, and succeeds again once there is room.
   if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_OUT_OF_SPACE') return { status: 507, detail: OUT_OF_SPACE }
+  // The request was fine and succeeds once the database is back: 503, with Retry-After (handleError).
+  if (error instanceof StoreUnavailable) return { status: 503, detail: error.writeOutcomeUnknown ? WRITE_OUTCOME_UNKNOWN : UNAVAILABLE }
   if (error.validation !== undefined) {
     const part = error.validationContext ?? 'body'
     if (part === 'querystring') {

@@ -108,6 +108,8 @@ export type StoreErrorCode =
   | 'FMC_ERR_STORE_HISTORY_LOST'
   | 'FMC_ERR_STORE_BAD_RESUME_TOKEN'
   | 'FMC_ERR_STORE_NO_CHANGE_STREAMS'
+  /** The database cannot be reached: down, restarting, out of reach, or its client or engine closed (store/store-unavailable.ts). */
+  | 'FMC_ERR_STORE_UNAVAILABLE'
 
 /**
  * A storage failure the routes answer on purpose (duplicate key, oversized document, time limit,

@@ -97,13 +97,13 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const source: FitSource = { collection: options.collectionName }
   // What a merge patch or JSON Patch of each kind is checked against: the PUT body's model, the fields shown.
   const patching = (body: object, shown: MongoModelSchema) => ({ check: bodyChecker(validatorCompiler, body, `patch:${shown.$id}`), shown: new Set(Object.keys(shown.properties)) })
-  const collection = collectionResource(context, presenter(out, source, populator === undefined ? undefined : (docs, caller) => populator.populate(docs, caller)), patching(context.refs.body, out))
+  const collection = collectionResource(context, presenter(out, source, populator), patching(context.refs.body, out))
   mount(buildMainRoutes(context, collection, fastify.prefix), sortable, source)
   // An open `_events` response would keep the server from closing: closing the app ends them (docs/events.md).
   fastify.addHook('preClose', async () => eventStreamsOf(context).closeAll())
-  // `<prefix>/_batch` (docs/batch.md), and `<item>/<lookup>/_batch` for each lookup's children.
+  // `<prefix>/_batch` (docs/batch.md; `disableBatch` leaves it out), and `<item>/<lookup>/_batch` for each lookup's children.
   const batch = (kind: BatchKind, url: string, own: Naming, parent?: Naming) => mountBatchRoute(fastify, kind, url, batchNames(options.tags, own, parent), validatorCompiler)
-  batch(collectionBatch(context, collection, validatorCompiler), `/${BATCH_SEGMENT}`, naming)
+  if (!options.disabledExtras.has('Batch')) batch(collectionBatch(context, collection, validatorCompiler), `/${BATCH_SEGMENT}`, naming)
   lookups.forEach((plan, index) => {
     const children: FitSource = { collection: plan.lookup.collectionName }
     const resource = lookupResource(context, plan, presenter(plan.child.out, children), patching(ref(plan.createBody), plan.child.out))

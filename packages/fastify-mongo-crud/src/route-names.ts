@@ -3,6 +3,15 @@ export type RouteName = 'GetAll' | 'GetOne' | 'CreateOne' | 'ReplaceOne' | 'Upda
 
 export const ROUTE_NAMES: readonly RouteName[] = ['GetAll', 'GetOne', 'CreateOne', 'ReplaceOne', 'UpdateOne', 'DeleteOne']
 
+/**
+ * The routes a router gets besides its six (`<prefix>/_batch`, `/_groups`, `/_events`), as their
+ * `disable*` keys name them. They are not route names of guards: each runs the guards of the routes it
+ * stands for (the writes for a batch, the list for groups and events).
+ */
+export type ExtraRouteName = 'Batch' | 'Groups' | 'Events'
+
+export const EXTRA_ROUTE_NAMES: readonly ExtraRouteName[] = ['Batch', 'Groups', 'Events']
+
 /** `disable_get_all` -> `disableGetAll`: the name a snake-case option from the Python original now has. */
 export function camel(key: string): string {
   return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())

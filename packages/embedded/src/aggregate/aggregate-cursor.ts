@@ -1,3 +1,4 @@
+import { inForm, type ValueForm } from '../bson/value-form.js'
 import { startDeadline } from '../collection/collection-core.js'
 import type { Document } from '../document.js'
 import { EmbeddedCursor } from '../read/cursor.js'
@@ -29,8 +30,9 @@ type AggregateSettings = PipelineSettings
  * cursor's first read, writes its results through the target's write queue, and yields nothing
  * (like the server's empty first batch); any other pipeline is pulled as the cursor is read.
  * Either way the pipeline runs in slices (aggregatePaced), letting the event loop run between two.
+ * The pipeline computes on numbers as the engine holds them; its results leave in `form` (value-form.ts).
  */
-export function aggregateCursor(source: AggregateSource, pipeline: Document[], maxTimeMS: number | undefined): EmbeddedCursor {
+export function aggregateCursor(source: AggregateSource, pipeline: Document[], maxTimeMS: number | undefined, form: ValueForm): EmbeddedCursor {
   const run = (deadline: Deadline): Iterable<Document | Pause> => {
     const expanded = source.expand ? source.expand(pipeline) : pipeline
     const stages = output ? expanded.slice(0, -1) : expanded
@@ -41,7 +43,8 @@ export function aggregateCursor(source: AggregateSource, pipeline: Document[], m
   const output = outputStageOf(pipeline)
   if (!output) {
     return new EmbeddedCursor(function* (deadline: Deadline): Paced<Document> {
-      yield* run(deadline)
+      if (form === 'held') yield* run(deadline)
+      else for (const doc of run(deadline)) yield doc === PAUSE ? doc : inForm(doc, form)
       return undefined
     }, maxTimeMS)
   }

@@ -6,8 +6,9 @@ import type { Collation } from '../collation/collation.js'
 import { refuseUncollatedStage } from '../collation/collation-refusals.js'
 import { type Document, isNonArrayObject } from '../document.js'
 import { asServerError, badValueError, invalidNamespaceError, locationError } from '../errors.js'
-import { withExpressionMemoryLimit } from '../operators/expression-memory.js'
+import { DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES, withExpressionMemoryLimit } from '../operators/expression-memory.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
+import { inSlices } from '../operators/stage-slices.js'
 import type { Variables } from '../query/let-variables.js'
 import { Deadline } from '../read/deadline.js'
 import { PAUSE, type Paced, type Pause, unpaced } from '../read/pause.js'
@@ -15,6 +16,8 @@ import { SortedCollector, type SortSpec } from '../sort/sort-documents.js'
 import { DEFAULT_SORT_MEMORY_LIMIT_BYTES, type SortMemory, SortMemoryLimit } from '../sort/sort-memory-limit.js'
 import { toSortSpec } from '../sort/sort-spec.js'
 import { correlatedLookup, isCorrelatedLookup } from './correlated-lookup.js'
+import { facetInSlices, isFacetSpec } from './facet-stage.js'
+import { gather } from './gather-input.js'
 
 const MATCH: ReadonlySet<string> = new Set(['$match'])
 
@@ -58,8 +61,11 @@ export function outputStageOf(pipeline: readonly unknown[]): Document | undefine
  * (expression-memory.ts). `collectionless`: a database-level aggregation (`aggregate: 1`).
  *
  * Paced (pause.ts): reading the source, the engine's sorts and the documents mingo streams out run in
- * slices with a PAUSE between two. A stage mingo computes over all its input at once (`$group`,
- * `$bucket`, `$facet`...) runs in one stretch, over an input gathered in slices.
+ * slices with a PAUSE between two. So do the stages computed over all their input at once that hold
+ * most of a pipeline's work: a top-level `$group` ends its run of mingo stages and groups in slices
+ * (stage-slices.ts), and each facet of a top-level `$facet` runs as a pipeline of its own
+ * (facet-stage.ts). Others (`$bucket`, `$setWindowFields`...) run in one stretch, over an input gathered
+ * in slices.
  */
 export function* aggregatePaced(
   source: Iterable<Document | Pause>,
@@ -84,6 +90,19 @@ export function* aggregatePaced(
     if (name === '$lookup' && isCorrelatedLookup(stage)) {
       flush()
       docs = lookUp(docs, stage, options, deadline)
+      continue
+    }
+    if (name === '$facet' && isFacetSpec(stage['$facet'])) {
+      flush()
+      const facets = stage['$facet']
+      const limitBytes = settings.expressionMemoryLimitBytes ?? DEFAULT_EXPRESSION_MEMORY_LIMIT_BYTES
+      docs = facetInSlices(docs, facets, (sub, input) => aggregatePaced(input, sub, resolve, deadline, settings), limitBytes, deadline)
+      continue
+    }
+    if (name === '$group') {
+      // The last of its run, where the PAUSEs it yields reach no other mingo stage (streamMingo).
+      run.push(stage)
+      flush()
       continue
     }
     if (name !== '$sort') {
@@ -169,18 +188,6 @@ function stageName(stage: Document): string {
   return keys[0]!
 }
 
-/** Every document of a paced input, gathered in slices (its pauses passed on). */
-function* gather(docs: Iterable<Document | Pause>, deadline: Deadline): Generator<Pause, Document[]> {
-  if (Array.isArray(docs)) return docs as Document[]
-  const all: Document[] = []
-  for (const doc of docs) {
-    if (doc === PAUSE) yield PAUSE
-    else all.push(doc)
-  }
-  deadline.tick(all.length)
-  return all
-}
-
 /**
  * A run of mingo stages over the input (gathered first: mingo pulls its input synchronously), its
  * output pulled one document at a time: stages that stream (`$match`, `$project`, `$unwind`...) are
@@ -189,8 +196,10 @@ function* gather(docs: Iterable<Document | Pause>, deadline: Deadline): Generato
 function* streamMingo(stages: Document[], docs: Iterable<Document | Pause>, options: Document, deadline: Deadline): Paced<Document> {
   const input = yield* gather(docs, deadline)
   let output: { next(): { value?: unknown, done?: boolean } }
+  // A run ending in `$group` groups in slices: its operator yields PAUSE among the groups.
+  const last = stages.at(-1)
   try {
-    output = new Aggregator(stages, options).stream(input)
+    output = inSlices(last?.['$group'], deadline, () => new Aggregator(stages, options).stream(input))
   } catch (error) {
     throw asServerError(error)
   }
@@ -202,6 +211,10 @@ function* streamMingo(stages: Document[], docs: Iterable<Document | Pause>, opti
       throw asServerError(error)
     }
     if (step.done) return undefined
+    if (step.value === PAUSE) {
+      yield PAUSE
+      continue
+    }
     yield step.value as Document
     deadline.tick()
     if (deadline.due()) yield PAUSE

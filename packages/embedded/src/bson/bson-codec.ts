@@ -1,7 +1,9 @@
 import { BSON } from 'mongodb'
 import type { Document } from '../document.js'
 import { documentTooLargeError } from '../errors.js'
+import { DESERIALIZE_AS, heldFromWrapped, type ValueForm } from './value-form.js'
 import { bsonSizeAtLeast } from './value-size.js'
+import { holdsWholeDouble } from './whole-doubles.js'
 
 /** The server's limit on one document's BSON size. */
 export const MAX_BSON_SIZE = 16 * 1024 * 1024
@@ -33,10 +35,40 @@ export function encodeDocument(doc: Document): Uint8Array {
   return BSON.serialize(doc, SERIALIZE)
 }
 
-/** Every call returns a fresh object graph: callers may mutate it freely. */
+/** Every Long a Long; Int32 and Double as numbers. */
+const LONGS_KEPT = { promoteLongs: false } as const
+/** Every number as its type's class. */
+const WRAPPED = { promoteValues: false } as const
+
+/**
+ * A stored document as the engine holds it, every numeric type apart (numeric-type.ts). Most
+ * documents have no double a JS number would give back as an int32, and decode in one pass keeping
+ * only Longs; one that has (10.0) decodes with every number wrapped, then unwrapped but those.
+ * Every call returns a fresh object graph: callers may mutate it freely.
+ */
 export function decodeDocument(bytes: Uint8Array): Document {
   decodedCount++
-  return BSON.deserialize(bytes) as Document
+  return decodeHeld(bytes)
+}
+
+/** decodeDocument without counting: for parts of a document (bson-field-reader.ts). */
+export function decodeHeld(bytes: Uint8Array): Document {
+  return holdsWholeDouble(bytes) ? heldFromWrapped(BSON.deserialize(bytes, WRAPPED) as Document) : (BSON.deserialize(bytes, LONGS_KEPT) as Document)
+}
+
+/** A stored document in the form a read asks for (value-form.ts): straight from its bytes when BSON can give that form. */
+export function decodeInForm(bytes: Uint8Array, form: ValueForm): Document {
+  if (form === 'held') return decodeDocument(bytes)
+  decodedCount++
+  return BSON.deserialize(bytes, DESERIALIZE_AS[form]) as Document
+}
+
+/**
+ * A document a client sent (over the wire), as the engine holds it. Unlike stored bytes, these are
+ * not known to be well-formed: BSON's decoder checks them before anything walks them.
+ */
+export function decodeReceived(bytes: Uint8Array): Document {
+  return heldFromWrapped(BSON.deserialize(bytes, WRAPPED) as Document)
 }
 
 /**

@@ -1,5 +1,8 @@
-import { BSON, ObjectId } from 'mongodb'
+import { Long, ObjectId } from 'mongodb'
 import type { Document } from '../document.js'
+import { heldDouble } from '../numbers/numeric-type.js'
+import { decodeHeld } from './bson-codec.js'
+import { int32, valueSize } from './element-layout.js'
 
 /** Scratch space to read a little-endian double without allocating. */
 const SCRATCH = new Float64Array(1)
@@ -11,9 +14,9 @@ const UTF8 = new TextDecoder('utf-8')
  * Reads chosen top-level fields straight from a document's BSON bytes, without decoding the rest:
  * a sort or a simple filter needs one or two fields of each document it scans, while decoding a
  * whole document costs as much as all of its fields. Each field read is decoded exactly as
- * `decodeDocument` (BSON.deserialize with its defaults) would decode it: the common scalar types
- * directly, every other type (embedded documents, arrays, Long, Decimal128, Binary, ...) by
- * deserializing that one element.
+ * `decodeDocument` would decode it, numbers held apart by type (numeric-type.ts): the common scalar
+ * types directly, every other type (embedded documents, arrays, Decimal128, Binary, ...) by
+ * decoding that one element.
  */
 export class BsonFieldReader {
   readonly #names: string[]
@@ -79,58 +82,10 @@ function setField(out: Document, name: string, value: unknown): void {
   else out[name] = value
 }
 
-function int32(bytes: Uint8Array, at: number): number {
-  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)
-}
-
-function cstringEnd(bytes: Uint8Array, at: number): number {
-  while (bytes[at] !== 0) at++
-  return at + 1
-}
-
-/** Bytes taken by an element's value of BSON `type` starting at `at` (the BSON spec's layouts). */
-function valueSize(type: number, bytes: Uint8Array, at: number): number {
-  switch (type) {
-    case 0x01: // double
-    case 0x09: // UTC datetime
-    case 0x11: // timestamp
-    case 0x12: // int64
-      return 8
-    case 0x02: // string
-    case 0x0d: // JavaScript code
-    case 0x0e: // symbol
-      return 4 + int32(bytes, at)
-    case 0x03: // embedded document
-    case 0x04: // array
-    case 0x0f: // code with scope
-      return int32(bytes, at)
-    case 0x05: // binary: length, subtype, bytes
-      return 5 + int32(bytes, at)
-    case 0x06: // undefined
-    case 0x0a: // null
-    case 0x7f: // MaxKey
-    case 0xff: // MinKey
-      return 0
-    case 0x07: // ObjectId
-      return 12
-    case 0x08: // boolean
-      return 1
-    case 0x0b: // regular expression: two cstrings
-      return cstringEnd(bytes, cstringEnd(bytes, at)) - at
-    case 0x0c: // DBPointer: string, then 12 bytes
-      return 4 + int32(bytes, at) + 12
-    case 0x10: // int32
-      return 4
-    case 0x13: // decimal128
-      return 16
-  }
-  throw new Error(`BSON element of unknown type 0x${type.toString(16)}`)
-}
-
 function decodeValue(type: number, bytes: Uint8Array, elementStart: number, nameEnd: number, valueStart: number, size: number): unknown {
   switch (type) {
     case 0x01:
-      return readDouble(bytes, valueStart)
+      return heldDouble(readDouble(bytes, valueStart))
     case 0x02:
       return UTF8.decode(bytes.subarray(valueStart + 4, valueStart + size - 1))
     case 0x07:
@@ -149,6 +104,8 @@ function decodeValue(type: number, bytes: Uint8Array, elementStart: number, name
       return null
     case 0x10:
       return int32(bytes, valueStart)
+    case 0x12:
+      return new Long(int32(bytes, valueStart), int32(bytes, valueStart + 4))
   }
   return decodeElement(bytes, elementStart, nameEnd, valueStart + size)
 }
@@ -158,7 +115,7 @@ function readDouble(bytes: Uint8Array, at: number): number {
   return SCRATCH[0]!
 }
 
-/** Any other type: that one element, renamed `""`, deserialized on its own by bson itself. */
+/** Any other type: that one element, renamed `""`, decoded on its own as a document would be. */
 function decodeElement(bytes: Uint8Array, elementStart: number, nameEnd: number, elementEnd: number): unknown {
   const valueLength = elementEnd - (nameEnd + 1)
   const single = new Uint8Array(4 + 1 + 1 + valueLength + 1)
@@ -168,5 +125,5 @@ function decodeElement(bytes: Uint8Array, elementStart: number, nameEnd: number,
   single[5] = 0
   single.set(bytes.subarray(nameEnd + 1, elementEnd), 6)
   single[single.length - 1] = 0
-  return (BSON.deserialize(single) as Document)['']
+  return decodeHeld(single)['']
 }

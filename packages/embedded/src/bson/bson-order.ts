@@ -1,10 +1,13 @@
+import { compareNumeric } from '../numbers/compare-numbers.js'
+
 /**
  * MongoDB's total order over BSON values (the "comparison/sort order" of the manual):
  * MinKey < null/missing < numbers < strings < objects < arrays < BinData < ObjectId < booleans
  * < dates < timestamps < regular expressions < MaxKey.
  *
  * mingo's own comparator ranks `undefined` below `null` and places ObjectId after every other
- * type, so sorting uses this one instead.
+ * type, so sorting uses this one instead. Numbers of every type compare by their exact values
+ * (compare-numbers.ts): a Long beyond 2^53 is never mistaken for the nearest double.
  *
  * `strings` orders two strings (values, never field names): binary by default, a collation's
  * order when an operation has one (collation.ts).
@@ -15,7 +18,7 @@ export function compareBson(a: unknown, b: unknown, strings: StringOrder = compa
   if (rankA !== rankB) return rankA < rankB ? -1 : 1
   switch (rankA) {
     case Rank.Number:
-      return compareNumbers(toNumber(a), toNumber(b))
+      return compareNumeric(a, b)
     case Rank.String:
       return strings(String(a), String(b))
     case Rank.Object:
@@ -91,11 +94,6 @@ export function rankOf(value: unknown): number {
   const bsonType = (value as { _bsontype?: unknown })._bsontype
   if (typeof bsonType === 'string') return RANK_BY_BSON_TYPE[bsonType] ?? Rank.Object
   return Rank.Object
-}
-
-/** Long and Decimal128 are compared through a double: exact for values within 2^53. */
-function toNumber(value: unknown): number {
-  return typeof value === 'number' ? value : Number(value)
 }
 
 function compareNumbers(a: number, b: number): number {

@@ -22,8 +22,11 @@ export const DEFAULT_CHANGE_RETENTION: ChangeRetention = { events: 10_000 }
 export interface ChangeLogStore {
   /** Within the current write: numbers and stores `entries`, then drops what retention no longer keeps. */
   append(entries: Uint8Array[]): void
-  /** Committed entries numbered above `after`, ascending, at most `limit`. */
-  read(after: number, limit: number): [seq: number, bytes: Uint8Array][]
+  /**
+   * Committed entries numbered above `after`, ascending, at most `limit`, and none past the one that
+   * takes their bytes to `maxBytes` (so one entry larger than that still comes, alone).
+   */
+  read(after: number, limit: number, maxBytes: number): [seq: number, bytes: Uint8Array][]
   /** `trimmed`: the highest number retention dropped (0: none); `last`: the highest committed number. */
   bounds(): { trimmed: number, last: number }
   retain(retention: ChangeRetention): void
@@ -56,9 +59,17 @@ export class MemoryChangeLog implements ChangeLogStore {
     }
   }
 
-  read(after: number, limit: number): [number, Uint8Array][] {
+  read(after: number, limit: number, maxBytes: number): [number, Uint8Array][] {
+    const found: [number, Uint8Array][] = []
+    let bytes = 0
     const start = this.#head + Math.max(0, after - this.#trimmed)
-    return this.#entries.slice(start, start + limit).map(({ seq, bytes }) => [seq, bytes])
+    const end = Math.min(this.#entries.length, start + limit)
+    for (let i = start; i < end && bytes < maxBytes; i++) {
+      const entry = this.#entries[i]!
+      found.push([entry.seq, entry.bytes])
+      bytes += entry.bytes.length
+    }
+    return found
   }
 
   bounds(): { trimmed: number, last: number } {
@@ -78,6 +89,8 @@ const TIME_BYTES = 8
 /**
  * The durable change log: a named LMDB database (`changes`) of the storage's environment, keyed
  * by sequence number. `append` runs inside the write transaction of the documents it describes.
+ * @internal Left out of the declarations (`stripInternal`): its constructor takes lmdb's types, and lmdb's
+ * index.d.ts fails a user's `skipLibCheck: false` (TS1203, test/packaging/lib-check.test.ts).
  */
 export class LmdbChangeLog implements ChangeLogStore {
   readonly #db: Database<Buffer, number>
@@ -132,9 +145,14 @@ export class LmdbChangeLog implements ChangeLogStore {
     this.#db.put(TRIMMED_KEY, bytes)
   }
 
-  read(after: number, limit: number): [number, Uint8Array][] {
+  read(after: number, limit: number, maxBytes: number): [number, Uint8Array][] {
     const found: [number, Uint8Array][] = []
-    for (const { key, value } of this.#db.getRange({ start: after + 1, limit })) found.push([key, value.subarray(TIME_BYTES)])
+    let bytes = 0
+    for (const { key, value } of this.#db.getRange({ start: after + 1, limit })) {
+      found.push([key, value.subarray(TIME_BYTES)])
+      bytes += value.length - TIME_BYTES
+      if (bytes >= maxBytes) break
+    }
     return found
   }
 

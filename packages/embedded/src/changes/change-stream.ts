@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { MongoAPIError } from 'mongodb'
 import { aggregateDocuments } from '../aggregate/aggregate-documents.js'
+import { inForm, type PromoteOptions, valueFormOf } from '../bson/value-form.js'
 import type { Document } from '../document.js'
 import { changeStreamFatalError, changeStreamHistoryLostError, invalidArgumentError } from '../errors.js'
 import { changeDocument, type ImageOptions, seqOfToken, tokenOf } from './change-document.js'
@@ -8,7 +9,7 @@ import { decodeChange } from './change-entry.js'
 import type { ChangeFeed } from './change-feed.js'
 
 /** The options of `collection.watch()` the engine honours (as the driver names them). */
-export interface WatchOptions extends ImageOptions {
+export interface WatchOptions extends ImageOptions, PromoteOptions {
   /** Starts right after the change this token (an event's `_id`) names. */
   resumeAfter?: unknown
   /** As `resumeAfter` (the engine has no invalidate events to start after). */
@@ -29,13 +30,21 @@ const ALLOWED_STAGES = new Set(['$match', '$project', '$addFields', '$set', '$un
 
 /** Log entries read per step when `batchSize` is not given. */
 const DEFAULT_BATCH = 256
+/**
+ * Bytes of log entries read per step, whatever `batchSize` says. They are what a stream holds for
+ * changes not handed out yet, and what one wire batch carries (the wire server cuts its other
+ * batches at about 1 MiB too): 256 changes of large documents were tens of MiB, past what a reply
+ * may be. A larger entry is read alone.
+ */
+const STEP_BYTES = 1024 * 1024
 
 /**
  * A change stream over one collection, shaped as the driver's `ChangeStream`: `next()`,
  * `tryNext()`, `hasNext()`, async iteration, `close()`, `resumeToken`, and `'change'` events
  * once a listener is added. It reads the engine's change log (change-log-store.ts) past its
- * position, so it holds no memory for changes it has not read yet: a reader that stops costs
- * nothing but its position, and resumes where it was while the log keeps that change.
+ * position, a step (at most STEP_BYTES) at a time, so it holds no memory for changes it has not
+ * read yet: a reader that stops costs its position and one step, and resumes where it was while
+ * the log keeps that change.
  */
 export class EmbeddedChangeStream extends EventEmitter {
   readonly #source: ChangeSource
@@ -77,7 +86,9 @@ export class EmbeddedChangeStream extends EventEmitter {
   async tryNext(): Promise<Document | null> {
     this.#assertOpen()
     this.#fill()
-    return this.#take()
+    const event = this.#take()
+    // Events leave in the form the driver's read options ask for (value-form.ts); a wire batch (nextBatch) as held.
+    return event === null ? null : inForm(event, valueFormOf(this.#options))
   }
 
   /** Waits for the next change; rejects once the stream (or the engine) is closed. */
@@ -162,7 +173,7 @@ export class EmbeddedChangeStream extends EventEmitter {
     const { feed, storageName, ns } = this.#source
     this.#checkRetained()
     for (;;) {
-      const entries = feed.store.read(this.#position, this.#batch)
+      const entries = feed.store.read(this.#position, this.#batch, STEP_BYTES)
       for (const [seq, bytes] of entries) {
         this.#position = seq
         const entry = decodeChange(bytes)
@@ -170,7 +181,7 @@ export class EmbeddedChangeStream extends EventEmitter {
         const event = this.#shape(changeDocument(seq, entry, ns, this.#options))
         if (event) this.#pending.push([seq, event])
       }
-      if (this.#pending.length > 0 || entries.length < this.#batch) return
+      if (this.#pending.length > 0 || entries.length === 0) return
     }
   }
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { WireServerOptions } from '../index.js'
-import { isLoopbackHost } from './loopback-host.js'
+import { isLoopbackHost } from '../wire/loopback-host.js'
 
 export interface DbCommand {
   command: 'db'
@@ -8,8 +8,12 @@ export interface DbCommand {
   port: number
   /** Data directory; undefined keeps the data in memory. */
   path: string | undefined
-  /** `--allow-remote` was given with a host other than loopback: the start says there is no authentication. */
+  /** The host is not loopback: reachable from other machines. */
   remote: boolean
+  /** `--auth`: clients log in as users made with createUser. */
+  auth: boolean
+  /** `--tlsMode requireTLS`: the PEM file holding the certificate and its private key, and the key's password if any. */
+  tls: { certificateKeyFile: string, password: string | undefined } | undefined
   /** Wire server limits given on the command line (the server's defaults for the others). */
   limits: Pick<WireServerOptions, 'maxConnections' | 'maxBufferedBytes' | 'partialMessageTimeoutMS'>
 }
@@ -24,17 +28,29 @@ export interface BackupCommand {
 
 type CliCommand = DbCommand | BackupCommand | { command: 'help' }
 
-export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--path ./data] [--host 127.0.0.1]
+export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--dbpath ./data] [--bind_ip 127.0.0.1] [--auth]
+                             [--tlsMode requireTLS --tlsCertificateKeyFile server.pem]
        fastify-mongo-crud-db backup <data directory> <new directory> [--compact]
 
-  Serves the embedded engine over the MongoDB wire protocol (mongosh, Compass, drivers).
+  Serves the embedded engine over the MongoDB wire protocol (mongosh, Compass, drivers), with
+  mongod's option names.
   --port    TCP port (default 27017; 0 picks a free one).
-  --path    Data directory, created if missing (default: in memory, lost on exit).
-  --host    Interface to listen on (default 127.0.0.1). The server has no authentication: a host
-            other than loopback (127.0.0.0/8, ::1, localhost) needs --allow-remote.
-  --allow-remote
-            Listen on a host other than loopback, where anyone who reaches the port can read and
-            change every database. Only behind a firewall you control.
+  --dbpath  Data directory, created if missing (default: in memory, lost on exit). Also --path.
+  --bind_ip Interface to listen on, one address (default 127.0.0.1). Also --host. An address other
+            than loopback (127.0.0.0/8, ::1, localhost) needs --auth, or --noauth-on-network.
+  --auth    Clients must log in (SCRAM-SHA-256) as users made with createUser, stored in the data
+            directory, each allowed what its roles allow. Until the first user exists, a client on
+            this machine may create it in admin (the localhost exception).
+  --tlsMode requireTLS
+            Every connection must use TLS (a plain one is closed). Needs --tlsCertificateKeyFile.
+  --tlsCertificateKeyFile FILE
+            PEM file with the server's certificate and its private key.
+  --tlsCertificateKeyFilePassword PASSWORD
+            Password of that private key, if it is encrypted.
+  --noauth-on-network
+            Listen on an address other than loopback without --auth, where anyone who reaches the
+            port can read and change every database. Only behind a firewall you control. Also
+            --allow-remote.
   --max-connections N
             Connections open at once; one more is closed at once (default 1000).
   --max-buffered-bytes N
@@ -65,14 +81,19 @@ export function parseCli(argv: string[]): CliCommand {
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals.join(' ')}`)
   const port = Number(values.port ?? '27017')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`)
-  if (values.path === '') throw new UsageError('--path must not be empty')
-  const host = values.host ?? '127.0.0.1'
+  const path = oneOf('--dbpath', values.dbpath, '--path', values.path)
+  if (path === '') throw new UsageError(`${values.dbpath === undefined ? '--path' : '--dbpath'} must not be empty`)
+  const host = oneOf('--bind_ip', values.bind_ip, '--host', values.host) ?? '127.0.0.1'
+  const hostFlag = values.bind_ip === undefined && values.host !== undefined ? '--host' : '--bind_ip'
+  if (host.includes(',')) throw new UsageError(`${hostFlag} takes one address, got ${JSON.stringify(host)}`)
+  const auth = values.auth === true
   const remote = !isLoopbackHost(host)
-  if (remote && !values['allow-remote']) {
+  if (remote && !auth && !values['noauth-on-network'] && !values['allow-remote']) {
     throw new UsageError(
-      `--host ${host} is not a loopback address (127.0.0.0/8, ::1, localhost) and the server has no authentication: anyone who reaches it can read and change every database. Pass --allow-remote to listen there anyway, behind a firewall you control.`
+      `${hostFlag} ${host} is not a loopback address (127.0.0.0/8, ::1, localhost) and --auth is off: anyone who reaches it could read and change every database. Add --auth (clients then log in as users made with createUser), or pass --noauth-on-network to listen there without authentication, behind a firewall you control.`
     )
   }
+  const tls = tlsOptions(values.tlsMode, values.tlsCertificateKeyFile, values.tlsCertificateKeyFilePassword)
   const limits: DbCommand['limits'] = {}
   const maxConnections = integerFlag('--max-connections', values['max-connections'], 1)
   const maxBufferedBytes = integerFlag('--max-buffered-bytes', values['max-buffered-bytes'], 1024)
@@ -80,7 +101,26 @@ export function parseCli(argv: string[]): CliCommand {
   if (maxConnections !== undefined) limits.maxConnections = maxConnections
   if (maxBufferedBytes !== undefined) limits.maxBufferedBytes = maxBufferedBytes
   if (partialMessageTimeoutMS !== undefined) limits.partialMessageTimeoutMS = partialMessageTimeoutMS
-  return { command: 'db', host, port, path: values.path, remote, limits }
+  return { command: 'db', host, port, path, remote, auth, tls, limits }
+}
+
+/** A flag with two names (mongod's and the engine's first one): either, or both with the same value. */
+function oneOf(name: string, value: string | undefined, oldName: string, oldValue: string | undefined): string | undefined {
+  if (value !== undefined && oldValue !== undefined && value !== oldValue) throw new UsageError(`${name} and ${oldName} are the same option: give one`)
+  return value ?? oldValue
+}
+
+/** `--tlsMode`: `disabled` (the default) or `requireTLS`, which needs the key file; mongod's allowTLS and preferTLS (plain and TLS on one port) are not served. */
+function tlsOptions(mode: string | undefined, file: string | undefined, password: string | undefined): DbCommand['tls'] {
+  if (mode !== undefined && mode !== 'disabled' && mode !== 'requireTLS') {
+    throw new UsageError(`--tlsMode must be requireTLS or disabled, got ${JSON.stringify(mode)} (allowTLS and preferTLS, plain and TLS connections on one port, are not supported)`)
+  }
+  if (mode === 'requireTLS') {
+    if (file === undefined || file === '') throw new UsageError('--tlsMode requireTLS needs --tlsCertificateKeyFile, the PEM file with the certificate and its private key')
+    return { certificateKeyFile: file, password }
+  }
+  if (file !== undefined || password !== undefined) throw new UsageError('--tlsCertificateKeyFile goes with --tlsMode requireTLS')
+  return undefined
 }
 
 function backupCommand(argv: string[], paths: string[], compact: boolean): BackupCommand {
@@ -105,8 +145,15 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       port: { type: 'string' },
+      dbpath: { type: 'string' },
       path: { type: 'string' },
+      bind_ip: { type: 'string' },
       host: { type: 'string' },
+      auth: { type: 'boolean' },
+      tlsMode: { type: 'string' },
+      tlsCertificateKeyFile: { type: 'string' },
+      tlsCertificateKeyFilePassword: { type: 'string' },
+      'noauth-on-network': { type: 'boolean' },
       'allow-remote': { type: 'boolean' },
       'max-connections': { type: 'string' },
       'max-buffered-bytes': { type: 'string' },

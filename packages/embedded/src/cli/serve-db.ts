@@ -1,13 +1,18 @@
-import { mkdir } from 'node:fs/promises'
+import { mkdir, readFile } from 'node:fs/promises'
+import { createSecureContext } from 'node:tls'
 import { openEmbedded, startWireServer } from '../index.js'
+import { UserStore } from '../wire/auth/user-store.js'
 import type { DbCommand } from './parse-args.js'
 
 /**
  * `fastify-mongo-crud-db`: opens the engine, serves it, prints the URI (alone on the first line,
  * for scripts), and on SIGINT / SIGTERM closes connections, then the engine, and exits 0. A
- * connection the server's limits refuse or close is logged, one line each.
+ * connection the server's limits refuse or close is logged, one line each. What would leave the
+ * data open to others is said at the start: no authentication off loopback, no TLS on a network, no
+ * user yet under `--auth`.
  */
 export async function serveDb(options: DbCommand, log: (line: string) => void = console.log): Promise<void> {
+  const tls = options.tls === undefined ? undefined : await readKeyFile(options.tls)
   if (options.path !== undefined) await mkdir(options.path, { recursive: true })
   const engine = await openEmbedded(options.path === undefined ? {} : { path: options.path })
   let server: Awaited<ReturnType<typeof startWireServer>>
@@ -15,6 +20,8 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
     server = await startWireServer(engine, {
       host: options.host,
       port: options.port,
+      auth: options.auth,
+      ...(tls === undefined ? {} : { tls }),
       ...options.limits,
       onLimit: (event) => log(`fastify-mongo-crud-db: ${event.message}`),
     })
@@ -34,12 +41,40 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
     process.on('SIGTERM', stop)
   })
   log(server.uri)
-  log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}. Ctrl-C stops.`)
-  if (options.remote) {
-    log(`fastify-mongo-crud-db: WARNING: no authentication, and ${options.host} is not loopback (--allow-remote): anyone who reaches port ${server.port} can read and change every database.`)
+  const security = `${options.auth ? ', clients log in (--auth)' : ''}${tls === undefined ? '' : ', TLS required'}`
+  log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}${security}. Ctrl-C stops.`)
+  if (options.remote && !options.auth) {
+    log(`fastify-mongo-crud-db: WARNING: no authentication, and ${options.host} is not loopback (--noauth-on-network): anyone who reaches port ${server.port} can read and change every database.`)
+  }
+  if (options.remote && options.auth && tls === undefined) {
+    log(`fastify-mongo-crud-db: WARNING: no TLS, and ${options.host} is not loopback: passwords never cross the network (SCRAM), but documents do, readable by anyone on the way. Add --tlsMode requireTLS.`)
+  }
+  if (options.auth && UserStore.of(engine).isEmpty()) {
+    const ca = tls === undefined ? '' : ' --tlsCAFile <certificate of its authority>'
+    log(
+      `fastify-mongo-crud-db: no user yet: create the first from this machine (the localhost exception), e.g. mongosh "${server.uri}"${ca} --eval "db.getSiblingDB('admin').createUser({ user: 'admin', pwd: passwordPrompt(), roles: ['root'] })"`
+    )
   }
   await stopped
   await server.close()
   await engine.close()
   log('fastify-mongo-crud-db: stopped')
+}
+
+/** The PEM file of `--tlsCertificateKeyFile`: the certificate and its key, as Node's TLS takes them. */
+async function readKeyFile(options: NonNullable<DbCommand['tls']>): Promise<{ key: Buffer, cert: Buffer, passphrase?: string }> {
+  let pem: Buffer
+  try {
+    pem = await readFile(options.certificateKeyFile)
+  } catch (error) {
+    throw new Error(`cannot read --tlsCertificateKeyFile ${options.certificateKeyFile}: ${(error as Error).message}`)
+  }
+  const tls = { key: pem, cert: pem, ...(options.password === undefined ? {} : { passphrase: options.password }) }
+  try {
+    // Checked here, to name the file: a key that is missing, encrypted without the right password, or not the certificate's.
+    createSecureContext(tls)
+  } catch (error) {
+    throw new Error(`--tlsCertificateKeyFile ${options.certificateKeyFile} does not hold a usable certificate and private key: ${(error as Error).message}`)
+  }
+  return tls
 }

@@ -7,6 +7,7 @@ import { memorySize, rememberSize } from '../bson/value-size.js'
 import { locationError } from '../errors.js'
 import { checkBuild, memoryLimitOf } from './expression-memory.js'
 import { reserveHeap } from './heap-headroom.js'
+import { lookupByValue } from './value-lookup.js'
 
 /**
  * mingo's stages that make documents, or arrays inside each document, without bound, bounded as
@@ -55,7 +56,9 @@ function boundedDensify(collection: Iterator, expr: Parameters<typeof $densify>[
 function boundedLookup(collection: Iterator, expr: Parameters<typeof $lookup>[1], options: Options): Iterator {
   const limit = memoryLimitOf(options)
   const from = typeof expr.from === 'string' ? expr.from : 'the documents'
-  return $lookup(collection, expr, options).map((doc) => {
+  // Joined on values equal as MongoDB finds them (value-lookup.ts) when only the join fields are given.
+  const joined = lookupByValue(collection, expr as unknown as Doc, options) ?? $lookup(collection, expr, options)
+  return joined.map((doc) => {
     const joined = (doc as Doc)[expr.as]
     const bytes = memorySize(joined, limit)
     if (bytes > limit) throw locationError(4568, `Total size of documents in ${from} matching pipeline's $lookup stage exceeds ${limit} bytes`)
@@ -80,19 +83,35 @@ function boundedGraphLookup(collection: Iterator, expr: Parameters<typeof $graph
  * input fail at the facet that passes the limit, with MongoDB's error (4031700).
  */
 function boundedFacet(collection: Iterator, expr: Parameters<typeof $facet>[1], options: Options): Iterator {
-  const limit = memoryLimitOf(options)
   const own = ((options as { options?: Options }).options ?? options) as Options
   const facetOptions = (own.processingMode ?? 0) & ProcessingMode.CLONE_INPUT ? own : { ...own, processingMode: ProcessingMode.CLONE_INPUT }
   return collection.transform((docs) => {
-    const facets: Doc = {}
-    let bytes = 0
-    for (const name of Object.keys(expr)) {
-      facets[name] = new Aggregator(expr[name] ?? [], facetOptions).run(docs)
-      const added = memorySize(facets[name], limit - bytes)
-      bytes += added
-      if (bytes > limit) throw locationError(4031700, `document constructed by $facet is at least ${bytes} bytes, which exceeds the limit of ${limit} bytes`)
-      reserveHeap(added, '$facet')
-    }
-    return Lazy([facets])
+    const facets = new FacetDocument(memoryLimitOf(options))
+    for (const name of Object.keys(expr)) facets.add(name, new Aggregator(expr[name] ?? [], facetOptions).run(docs))
+    return Lazy([facets.document])
   })
+}
+
+/**
+ * The one document of a `$facet`, built facet by facet and measured as it grows (the operation's
+ * expression memory limit): past it, MongoDB's error (4031700), at the facet that passes it. Also the
+ * engine's top-level `$facet`, which runs its facets in slices (aggregate/facet-stage.ts).
+ */
+export class FacetDocument {
+  readonly document: Doc = {}
+  readonly #limit: number
+  #bytes = 0
+
+  /** `limit`: the operation's expression memory limit (memoryLimitOf). */
+  constructor(limit: number) {
+    this.#limit = limit
+  }
+
+  add(name: string, docs: unknown[]): void {
+    this.document[name] = docs
+    const added = memorySize(docs, this.#limit - this.#bytes)
+    this.#bytes += added
+    if (this.#bytes > this.#limit) throw locationError(4031700, `document constructed by $facet is at least ${this.#bytes} bytes, which exceeds the limit of ${this.#limit} bytes`)
+    reserveHeap(added, '$facet')
+  }
 }

@@ -2,6 +2,8 @@ import { toValueKey } from '../bson/value-key.js'
 import { type Document, isPlainObject } from '../document.js'
 import { ID_INDEX, type LiveIndex } from '../indexes/index-catalog.js'
 import { concatBytes, END_PAD, encodeStringPrefix, encodeValue, invert, keyLength, MAX_STRING_BYTES, typeOf } from '../indexes/index-keys.js'
+import { exactDouble } from '../numbers/numeric-key.js'
+import { isNumericObject } from '../numbers/numeric-type.js'
 import type { SortSpec } from '../sort/sort-documents.js'
 import type { CollectionStorage, IndexRange } from '../storage/storage.js'
 import { isExactScalar } from './simple-filter.js'
@@ -326,15 +328,15 @@ function collectBounds(filter: Document, out: Map<string, FieldBounds>): void {
 const RANGE_OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte'])
 
 function boundsOf(condition: unknown): FieldBounds | undefined {
-  if (isExactScalar(condition)) return { kind: 'points', values: [condition] }
+  if (isPointValue(condition)) return { kind: 'points', values: [condition] }
   const prefix = regexPrefix(condition)
   if (prefix !== undefined) return { kind: 'prefix', prefix }
   if (!isPlainObject(condition)) return undefined
   const operators = Object.keys(condition)
   if (operators.length === 0 || !operators.every((op) => op.startsWith('$'))) return undefined
-  if (Object.hasOwn(condition, '$eq') && isExactScalar(condition['$eq'])) return { kind: 'points', values: [condition['$eq']] }
+  if (Object.hasOwn(condition, '$eq') && isPointValue(condition['$eq'])) return { kind: 'points', values: [condition['$eq']] }
   const list = condition['$in']
-  if (Array.isArray(list) && list.every(isExactScalar)) return { kind: 'points', values: list }
+  if (Array.isArray(list) && list.every(isPointValue)) return { kind: 'points', values: list }
   if (Object.hasOwn(condition, '$regex')) {
     const options = condition['$options'] ?? ''
     const regex = condition['$regex']
@@ -349,7 +351,7 @@ function boundsOf(condition: unknown): FieldBounds | undefined {
   for (const op of operators) {
     if (!RANGE_OPERATORS.has(op)) continue
     const value = condition[op]
-    if (!isExactScalar(value)) continue
+    if (!isPointValue(value)) continue
     if ((op === '$gt' || op === '$gte') && low === undefined) {
       low = value
       lowExclusive = op === '$gt' && isExactKey(value)
@@ -366,7 +368,14 @@ function boundsOf(condition: unknown): FieldBounds | undefined {
 
 /** A value whose key is its own (not shared with other values): a bound on it may be exclusive. */
 function isExactKey(value: unknown): boolean {
+  // A Long beyond 2^53 or a decimal such as 0.1 shares the key of the nearest double.
+  if (isNumericObject(value)) return exactDouble(value) !== undefined
   return typeof value !== 'string' || Buffer.byteLength(value) <= MAX_STRING_BYTES
+}
+
+/** A value an index key holds as it is: an exact scalar, or a number of any BSON type (keyed as a double: index-keys.ts). */
+function isPointValue(value: unknown): boolean {
+  return isExactScalar(value) || isNumericObject(value)
 }
 
 /** The literal prefix of an anchored regex without flags (`/^abc/`, `/^abc.*x/`), if any. */

@@ -1,6 +1,7 @@
 import type { Document } from '../document.js'
 import { Deadline } from './deadline.js'
 import { nextTurn, PAUSE, type Pause } from './pause.js'
+import { observing, type ReadStats } from './scan-documents.js'
 
 /** Produces the cursor's documents, lazily, charging scan work to `deadline`; PAUSE where it lets the event loop run. */
 type DocumentSource = (deadline: Deadline) => Iterator<Document | Pause, undefined>
@@ -20,6 +21,16 @@ export class EmbeddedCursor {
   #before: (() => Promise<void>) | undefined
   #iterator: Iterator<Document | Pause, undefined> | undefined
   #closed = false
+  /** Counts what the read examines, for the wire server's explain (set by `observe`). */
+  #stats: ReadStats | undefined
+
+  /** For engine code (the wire server's explain): counts in `stats` the documents and index keys this cursor's read examines. */
+  static observe: (cursor: EmbeddedCursor, stats: ReadStats) => void
+  static {
+    EmbeddedCursor.observe = (cursor, stats) => {
+      cursor.#stats = stats
+    }
+  }
 
   constructor(source: DocumentSource, maxTimeMS: number | undefined, before?: () => Promise<void>) {
     this.#source = source
@@ -62,11 +73,15 @@ export class EmbeddedCursor {
     if (this.#closed) return undefined
     this.#deadline.resume()
     try {
-      this.#iterator ??= this.#source(this.#deadline)
-      const step = this.#iterator.next()
+      const step = this.#stats === undefined ? this.#step() : observing(this.#stats, () => this.#step())
       return step.done ? undefined : step.value
     } finally {
       this.#deadline.pause()
     }
+  }
+
+  #step(): IteratorResult<Document | Pause, undefined> {
+    this.#iterator ??= this.#source(this.#deadline)
+    return this.#iterator.next()
   }
 }

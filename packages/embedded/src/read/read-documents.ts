@@ -1,10 +1,13 @@
 import { Query } from 'mingo/query'
+import { decodeInForm } from '../bson/bson-codec.js'
 import type { BsonFieldReader } from '../bson/bson-field-reader.js'
 import { AS_STORED, StoredBytes, type StoredFindOptions } from '../bson/stored-bytes.js'
+import { inForm, type PromoteOptions, valueFormOf } from '../bson/value-form.js'
 import { checkFieldPaths } from '../check-field-path.js'
 import { toCollation } from '../collation/collation.js'
 import type { Document, FindOptions } from '../document.js'
 import { asServerError } from '../errors.js'
+import { isNumericObject } from '../numbers/numeric-type.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import { compileFilter, filterCollation, type Matcher } from '../query/compile-filter.js'
 import { BsonArena } from '../sort/bson-arena.js'
@@ -223,19 +226,31 @@ function* sortColumn(
 }
 
 /**
- * How a match leaves the read: decoded and projected; or, for the wire server (AS_STORED, no
- * projection), as its stored bytes, copied (a sort's arena is reused once the read ends).
+ * How a match leaves the read: decoded and projected, its numbers in the form the read asks for
+ * (value-form.ts: the driver's promotion by default, straight from the bytes when nothing reshapes
+ * the document first); or, for the wire server (AS_STORED, no projection), as its stored bytes,
+ * copied (a sort's arena is reused once the read ends).
  */
-function emitter(options: StoredFindOptions): (stored: StoredDocument) => Document {
+function emitter(options: StoredFindOptions & PromoteOptions): (stored: StoredDocument) => Document {
   const hasProjection = options.projection !== undefined && Object.keys(options.projection).length > 0
   if (options[AS_STORED] && !hasProjection) return (stored) => new StoredBytes(exactCopy(stored.bytes)) as unknown as Document
+  const form = valueFormOf(options)
+  if (!hasProjection) return (stored) => (stored.whole ? inForm(stored.doc, form) : decodeInForm(stored.bytes, form))
   const project = compileProjection(options.projection)
-  return (stored) => project(decodeStored(stored))
+  // Fields kept or dropped read no value: such a projection may work on the document in its final form.
+  if (isFieldProjection(options.projection!)) return (stored) => project(stored.whole ? inForm(stored.doc, form) : decodeInForm(stored.bytes, form))
+  return (stored) => inForm(project(decodeStored(stored)), form)
+}
+
+/** A projection that only keeps or drops fields (`{ a: 1, b: 0 }`): no expression, no operator. */
+function isFieldProjection(projection: Document): boolean {
+  return Object.values(projection).every((value) => typeof value === 'number' || typeof value === 'boolean')
 }
 
 export function compileProjection(projection: Document | undefined): (doc: Document) => Document {
   if (!projection || Object.keys(projection).length === 0) return (doc) => doc
   checkFieldPaths(projection)
+  projection = projectionFlags(projection)
   const query = new Query({}, MINGO_OPTIONS)
   return (doc) => {
     try {
@@ -248,4 +263,19 @@ export function compileProjection(projection: Document | undefined): (doc: Docum
       throw asServerError(error)
     }
   }
+}
+
+/**
+ * The projection with a number of any BSON type as a keep (non-zero) or drop (zero) flag, as
+ * MongoDB reads one: a client may send `{ a: 0.0 }` or `{ a: NumberLong(1) }`, which mingo would
+ * take for values to set.
+ */
+function projectionFlags(projection: Document): Document {
+  let out: Document | undefined
+  for (const [field, value] of Object.entries(projection)) {
+    if (!isNumericObject(value)) continue
+    out ??= { ...projection }
+    out[field] = Number(value)
+  }
+  return out ?? projection
 }

@@ -55,6 +55,7 @@ export function* scanStored(
       // An index walk can be long too (a sorted walk past many non-matches).
       deadline.tick()
       if (deadline.due()) yield PAUSE
+      if (observed !== undefined) observed.keysExamined++
       if (passed < unread) {
         passed++
         continue
@@ -72,6 +73,7 @@ export function* scanStored(
       storage.visit((bytes): StoredDocument | Pause | undefined => {
         deadline.tick()
         examinedCount++
+        if (observed !== undefined) observed.docsExamined++
         const doc = fields.read(bytes)
         if (!matches(doc) || (wanted !== undefined && !wanted(doc))) return deadline.due() ? PAUSE : undefined
         return { bytes: pooledCopy(bytes), doc, whole: false }
@@ -108,9 +110,34 @@ export function* iterate<T>(walk: Iterator<T, undefined>): Generator<T, undefine
 
 let examinedCount = 0
 
+/** What one read examined: the documents it read from storage (or a field column) and matched, the index keys it walked. */
+export interface ReadStats {
+  docsExamined: number
+  keysExamined: number
+}
+
+/** The read running now, when its cursor is observed (explain's executionStats); undefined otherwise. */
+let observed: ReadStats | undefined
+
+/**
+ * Runs one step of a read with what it examines also counted in `stats`. A read's steps are
+ * synchronous (it pauses between them), so the reads of other clients, which run between those
+ * steps, never count in another read's stats.
+ */
+export function observing<T>(stats: ReadStats, step: () => T): T {
+  const outer = observed
+  observed = stats
+  try {
+    return step()
+  } finally {
+    observed = outer
+  }
+}
+
 /** Counts documents examined elsewhere than in a scan (field-columns.ts: from memory). */
 export function countExamined(count: number): void {
   examinedCount += count
+  if (observed !== undefined) observed.docsExamined += count
 }
 
 /**
@@ -123,6 +150,7 @@ export function documentsExamined(): number {
 
 function inspect(bytes: Uint8Array, matches: Matcher, reader: BsonFieldReader | undefined): StoredDocument | undefined {
   examinedCount++
+  if (observed !== undefined) observed.docsExamined++
   const whole = reader === undefined
   const doc = whole ? decodeDocument(bytes) : reader.read(bytes)
   return matches(doc) ? { bytes, doc, whole } : undefined

@@ -38,6 +38,7 @@ const SCAN_BATCH_BYTES = 64 * 1024
  *
  * Every write's promise goes through `committing` (write-failure.ts): a commit that fails (a full
  * disk) fails its writes with the engine's error, and the process stays up.
+ * @internal Left out of the declarations with the LmdbChangeLog it exposes (change-log-store.ts).
  */
 export class LmdbStorage implements Storage {
   /** The data directory, as messages name it. */

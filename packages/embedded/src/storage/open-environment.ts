@@ -11,6 +11,7 @@ const MAX_COLLECTIONS = 1000
  *
  * `overlappingSync: false` makes each commit promise resolve only after LMDB's commit has been
  * fsync'ed, so an acknowledged write survives `kill -9` and power loss.
+ * @internal Left out of the declarations, as lmdb's types are (change-log-store.ts's LmdbChangeLog).
  */
 export function openEnvironment(path: string, options: { readOnly?: boolean } = {}): RootDatabase {
   checkDataFileHead(path)

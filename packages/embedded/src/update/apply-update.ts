@@ -8,6 +8,7 @@ import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import { applySimpleUpdate } from './apply-simple-update.js'
 import { checkUpdate } from './check-update.js'
 import { expandPositional } from './expand-positional.js'
+import { applyNumericOperators } from './numeric-update-operators.js'
 
 /**
  * Applies an update document (operators only) to `doc` in place, with mingo's operator
@@ -20,20 +21,26 @@ export function applyUpdate(doc: Document, update: Document, filter: Document, a
   const idBefore = toValueKey(doc['_id'])
   const modifier = withoutSameIdSet(copyThroughBson(update), idBefore)
   checkUpdate(doc, modifier, arrayFilters)
-  let changed: string[]
+  let changed: boolean
   try {
     const concrete = expandPositional(doc, modifier, filter, arrayFilters)
     if (Object.keys(concrete).length === 0) return false
-    const simple = applySimpleUpdate(doc, concrete)
-    if (simple !== undefined) return simple
-    changed = mingoUpdate(doc, concrete, undefined, undefined, { queryOptions: MINGO_OPTIONS })
+    // The numeric operators are the engine's (types kept as MongoDB keeps them); the rest is mingo's.
+    const numeric = applyNumericOperators(doc, concrete)
+    const rest = numeric.rest
+    if (Object.keys(rest).length === 0) changed = numeric.changed
+    else {
+      const simple = applySimpleUpdate(doc, rest)
+      if (simple !== undefined && !numeric.changed) return simple
+      changed = (simple ?? mingoUpdate(doc, rest, undefined, undefined, { queryOptions: MINGO_OPTIONS }).length > 0) || numeric.changed
+    }
   } catch (error) {
     throw toServerError(error as Error)
   }
   if (toValueKey(doc['_id']) !== idBefore) {
     throw immutableFieldError(`Performing an update on the path '_id' would modify the immutable field '_id'`)
   }
-  return changed.length > 0
+  return changed
 }
 
 /**

@@ -9,6 +9,7 @@ import { bindVariables, resolveLet, type Variables } from '../query/let-variable
 import type { SortSpec } from '../sort/sort-documents.js'
 import { applyUpdate, buildReplacement } from './apply-update.js'
 import { buildUpsertDocument, isOperatorUpdate, withoutInsertOnly } from './build-upsert.js'
+import { matchesInSlices } from './paced-matches.js'
 import { applyPipelineUpdate, checkPipelineUpdate, isPipelineUpdate } from './pipeline-update.js'
 
 export interface ModifyOptions {
@@ -53,7 +54,7 @@ export function updateDocuments(core: CollectionCore, filter: Document, change: 
   const variables = resolveLet(options.let, 'update')
   const matchFilter = bindVariables(filter, variables)
   return core.write(async () => {
-    const found = multi ? core.matching(matchFilter, options.maxTimeMS, collation) : [core.first(matchFilter, options.maxTimeMS, undefined, collation)].filter((f) => f !== undefined)
+    const found = multi ? await matchesInSlices(core, matchFilter, options.maxTimeMS, collation) : [core.first(matchFilter, options.maxTimeMS, undefined, collation)].filter((f) => f !== undefined)
     if (found.length === 0) {
       if (!options.upsert) return { matchedCount: 0, modifiedCount: 0 }
       const upsertedId = await insertUpsert(core, filter, change, options, variables)

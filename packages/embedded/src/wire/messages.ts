@@ -1,4 +1,4 @@
-import { BSON } from 'mongodb'
+import { decodeReceived } from '../bson/bson-codec.js'
 import type { Document } from '../document.js'
 import { encodeReplyBody } from './stored-batch-reply.js'
 import { invalidBson, protocolError } from './wire-error.js'
@@ -35,13 +35,13 @@ export function readHeader(frame: Buffer): Header {
   return { length: frame.readInt32LE(0), requestId: frame.readInt32LE(4), responseTo: frame.readInt32LE(8), opCode: frame.readInt32LE(12) }
 }
 
-/** The promoted JS values the engine works on (numbers, not Int32/Double wrappers). */
+/** A document of the message, its numbers held apart by BSON type as the engine holds them (numeric-type.ts). */
 function readDocument(frame: Buffer, offset: number, end: number): [Document, number] {
   if (offset + 5 > end) throw invalidBson('truncated BSON document')
   const size = frame.readInt32LE(offset)
   if (size < 5 || offset + size > end) throw invalidBson(`BSON document size ${size} does not fit the message`)
   try {
-    return [BSON.deserialize(frame.subarray(offset, offset + size)) as Document, offset + size]
+    return [decodeReceived(frame.subarray(offset, offset + size)), offset + size]
   } catch (error) {
     throw invalidBson((error as Error).message)
   }

@@ -1,4 +1,5 @@
 import { BSON, type Long } from 'mongodb'
+import { decodeHeld } from '../bson/bson-codec.js'
 import { StoredBytes } from '../bson/stored-bytes.js'
 import type { Document } from '../document.js'
 
@@ -91,7 +92,7 @@ function withDecodedBatch(reply: Document): Document {
   const decoded: Document = { ...(cursor as Document) }
   for (const which of ['firstBatch', 'nextBatch']) {
     const docs = decoded[which]
-    if (Array.isArray(docs)) decoded[which] = docs.map((doc) => (doc instanceof StoredBytes ? BSON.deserialize(doc.bytes) : doc))
+    if (Array.isArray(docs)) decoded[which] = docs.map((doc) => (doc instanceof StoredBytes ? decodeHeld(doc.bytes) : doc))
   }
   return { ...reply, cursor: decoded }
 }

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net'
+import { TLSSocket } from 'node:tls'
 import type { Document } from '../document.js'
 import type { BufferBudget, BufferHolder } from './buffer-budget.js'
 import { FrameReader } from './frame-reader.js'
@@ -67,6 +68,16 @@ export class WireConnection implements BufferHolder {
   destroy(): void {
     this.#stopReading()
     this.#socket.destroy()
+  }
+
+  /** Closes at once with a reset (RST) rather than a FIN: what the server does to every connection when it stops (WireServer.close). */
+  reset(): void {
+    this.#stopReading()
+    // Node resets only a plain TCP socket: a TLS one (its handle is TLS's) is closed the ordinary way.
+    // So is one whose client already closed (its FIN read, ours on the way): libuv refuses to reset a
+    // socket being shut down (EINVAL), and that socket would then never emit 'close', nor close() end.
+    if (this.#socket instanceof TLSSocket || this.#socket.writableEnded) this.#socket.destroy()
+    else this.#socket.resetAndDestroy()
   }
 
   /** The budget took this connection's bytes back: close it. */

@@ -28,6 +28,13 @@ export const commandNotFound = (name: string) => new WireError(59, 'CommandNotFo
 export const invalidNamespace = (message: string) => new WireError(73, 'InvalidNamespace', message)
 export const invalidBson = (message: string) => new WireError(22, 'InvalidBSON', message)
 export const protocolError = (message: string) => new WireError(17132, 'Location17132', message)
+/** Every failed login, whatever failed (no such user, a wrong password, a bad message), as mongod answers. */
+export const authenticationFailed = () => new WireError(18, 'AuthenticationFailed', 'Authentication failed.')
+export const unauthorized = (message: string) => new WireError(13, 'Unauthorized', message)
+export const userNotFound = (message: string) => new WireError(11, 'UserNotFound', message)
+export const roleNotFound = (message: string) => new WireError(31, 'RoleNotFound', message)
+export const mechanismUnavailable = (message: string) => new WireError(334, 'MechanismUnavailable', message)
+export const interrupted = (message: string) => new WireError(11601, 'Interrupted', message)
 
 /** The fields of a failed command's reply, for any thrown value. */
 export function toErrorFields(error: unknown): Document {

@@ -1,12 +1,16 @@
-import { createServer, type Server } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
+import { createServer as createTlsServer, type TlsOptions } from 'node:tls'
 import type { EmbeddedDb } from '../embedded-db.js'
+import { CursorOwners } from './auth/cursor-owners.js'
+import { UserStore } from './auth/user-store.js'
 import { BufferBudget } from './buffer-budget.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
 import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
+import { ServerActivity } from './server-activity.js'
 import { type DropReason, WireConnection } from './wire-connection.js'
 
 export interface WireServerOptions {
-  /** Interface to listen on. Default `127.0.0.1`: the server has no authentication. */
+  /** Interface to listen on. Default `127.0.0.1`: only this machine reaches it. */
   host?: string
   /** Port; 0 (the default) picks a free one. */
   port?: number
@@ -27,6 +31,18 @@ export interface WireServerOptions {
   partialMessageTimeoutMS?: number
   /** Told, once per event, when the server refuses or closes a connection to protect the others (nothing is printed otherwise). */
   onLimit?: (event: WireLimitEvent) => void
+  /**
+   * Require authentication, as mongod's `--auth`: every command but the handshake and the login needs
+   * a user, made with `createUser` and stored in the engine (`admin.system.users`), whose roles allow
+   * it (Unauthorized, 13, otherwise). Until the first user exists, a client on this machine (loopback)
+   * may create it (mongod's localhost exception). Default false: anyone who reaches the port may do anything.
+   */
+  auth?: boolean
+  /**
+   * Serve TLS only, as mongod's `--tlsMode requireTLS`: Node's `tls.createServer` options (at least
+   * `key` and `cert`, PEM); a client that does not speak TLS is closed before any command.
+   */
+  tls?: TlsOptions
 }
 
 /** A connection the server refused or closed because of one of its limits. */
@@ -53,7 +69,7 @@ export interface WireServerStats {
 export interface WireServer {
   host: string
   port: number
-  /** `mongodb://host:port/`, for `new MongoClient(uri)` or `mongosh`. */
+  /** `mongodb://host:port/` (with `?tls=true` under TLS), for `new MongoClient(uri)` or `mongosh`. */
   uri: string
   /** Current connections and buffered bytes, and the counts of what the limits refused. */
   stats(): WireServerStats
@@ -69,12 +85,8 @@ const DEFAULT_MAX_BUFFERED_BYTES = 256_000_000
 /** A 48 MB message at under 1 MB/s still arrives; a socket trickling a message holds its bytes a minute at most. */
 const DEFAULT_PARTIAL_MESSAGE_TIMEOUT_MS = 60_000
 
-/**
- * Serves an embedded engine over the MongoDB wire protocol, so the official driver, mongosh and
- * Compass can use it. Each request's `$db` selects a database of the engine (`db.db(name)`).
- */
-export async function startWireServer(db: EmbeddedDb, options: WireServerOptions = {}): Promise<WireServer> {
-  const host = options.host ?? '127.0.0.1'
+/** The server's limits, each its default when not given; a value out of range is a RangeError naming it. */
+function checkedLimits(options: WireServerOptions) {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
   if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1024) {
     throw new RangeError(`maxMessageBytes must be an integer of at least 1024, got ${maxMessageBytes}`)
@@ -94,13 +106,34 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
   if (!Number.isInteger(partialMessageTimeoutMS) || partialMessageTimeoutMS < 0 || partialMessageTimeoutMS > 2 ** 31 - 1) {
     throw new RangeError(`partialMessageTimeoutMS must be an integer from 0 (no limit) to 2147483647, got ${partialMessageTimeoutMS}`)
   }
+  return { maxMessageBytes, maxCursors, maxCursorsPerConnection, maxConnections, maxBufferedBytes, partialMessageTimeoutMS }
+}
+
+/**
+ * Serves an embedded engine over the MongoDB wire protocol, so the official driver, mongosh and
+ * Compass can use it. Each request's `$db` selects a database of the engine (`db.db(name)`).
+ */
+export async function startWireServer(db: EmbeddedDb, options: WireServerOptions = {}): Promise<WireServer> {
+  const host = options.host ?? '127.0.0.1'
+  const { maxMessageBytes, maxCursors, maxCursorsPerConnection, maxConnections, maxBufferedBytes, partialMessageTimeoutMS } = checkedLimits(options)
   const onLimit = options.onLimit ?? (() => undefined)
-  const state: ServerState = { engine: db, cursors: new CursorRegistry({ maxCursors, maxCursorsPerConnection }), maxMessageBytes }
+  const activity = new ServerActivity()
+  const state: ServerState = {
+    engine: db,
+    cursors: new CursorRegistry({ maxCursors, maxCursorsPerConnection }),
+    maxMessageBytes,
+    security: { enabled: options.auth === true, users: UserStore.of(db) },
+    cursorOwners: new CursorOwners(),
+    activity,
+    address: '',
+    maxConnections,
+    tlsMode: options.tls === undefined ? 'disabled' : 'requireTLS',
+  }
   const connections = new Set<WireConnection>()
   const budget = new BufferBudget(maxBufferedBytes)
   const counts = { refusedConnections: 0, droppedForBufferedBytes: 0, droppedForPartialMessageTimeout: 0 }
   let nextId = 1
-  const server: Server = createServer((socket) => {
+  const accept = (socket: Socket) => {
     if (connections.size >= maxConnections) {
       const remote = `${socket.remoteAddress}:${socket.remotePort}`
       // As MongoDB does: closed at once, before a byte is read; the ones open are untouched.
@@ -118,13 +151,17 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
         : `a message took longer than partialMessageTimeoutMS (${partialMessageTimeoutMS} ms) to arrive, ${heldBytes} bytes of it received`
       onLimit({ kind: 'connection-dropped', reason, connectionId: id, heldBytes, message: `closed connection ${id}: ${why}` })
     }
-    const connection = new WireConnection(socket, id, { maxMessageBytes, budget, partialMessageTimeoutMS, onDrop }, (request, connectionId) => runCommand(request, connectionId, state))
+    const peer = activity.connect(id, socket)
+    const connection = new WireConnection(socket, id, { maxMessageBytes, budget, partialMessageTimeoutMS, onDrop }, (request) => runCommand(request, peer, state))
     connections.add(connection)
     socket.once('close', () => {
       connections.delete(connection)
+      activity.disconnect(peer)
       void state.cursors.closeOwnedBy(connection.id)
     })
-  })
+  }
+  // With TLS, a connection counts once its handshake is done: a client that does not speak TLS never reaches a command.
+  const server: Server = options.tls === undefined ? createServer(accept) : createTlsServer(options.tls, accept)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, host, () => {
@@ -135,15 +172,20 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('wire server has no TCP address')
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  state.address = `${shownHost}:${address.port}`
   return {
     host: address.address,
     port: address.port,
-    uri: `mongodb://${shownHost}:${address.port}/`,
+    uri: `mongodb://${shownHost}:${address.port}/${options.tls === undefined ? '' : '?tls=true'}`,
     stats: () => ({ connections: connections.size, bufferedBytes: budget.total, peakBufferedBytes: budget.peak, ...counts }),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       const ending = [...connections].map((connection) => connection.closed)
-      for (const connection of connections) connection.destroy()
+      // Reset, not ended: a driver (mongodb 7.9) polling a server that does not stream its heartbeats
+      // can send a heartbeat on a connection whose FIN it has read but whose close it has not yet seen,
+      // and then waits for that reply forever: its monitor never checks the server again, and the
+      // client never reconnects to a server started again. A reset is an error it sees at once.
+      for (const connection of connections) connection.reset()
       await Promise.all([closed, ...ending])
       await state.cursors.closeAll()
     },

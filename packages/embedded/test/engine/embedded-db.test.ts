@@ -48,7 +48,7 @@ describe('EmbeddedDb.close', () => {
       const writes = Array.from({ length: 20 }, (_, i) => coll.insertOne({ _id: i }))
       await db.close()
       await Promise.all(writes)
-      await assert.rejects(coll.insertOne({ _id: 99 }), { name: 'MongoInvalidArgumentError' })
+      await assert.rejects(coll.insertOne({ _id: 99 }), { name: 'MongoNotConnectedError' })
       assert.throws(() => db.collection('c'))
       await db.close()
       const reopened = await openEmbedded({ path: dir })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Query } from 'mingo'
+import { Query } from 'mingo/query'
 import { Binary, Decimal128, Long, ObjectId } from 'mongodb'
 import { copyThroughBson } from '../../src/bson/bson-codec.ts'
 import type { Document } from '../../src/document.ts'
@@ -83,6 +83,7 @@ const FILTERS: Document[] = [
 ]
 
 describe('compileSimpleFilter', () => {
+  // The engine's own mingo query (its operators: numbers equal by value across BSON types), as compile-filter.ts builds it.
   it('answers exactly as mingo does, for every stored value', () => {
     for (const filter of FILTERS) {
       const simple = compileSimpleFilter(filter)

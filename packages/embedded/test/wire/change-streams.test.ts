@@ -48,4 +48,17 @@ describe('change streams over the wire', () => {
     await assert.rejects(bad.tryNext(), { code: 280 })
     await bad.close()
   })
+
+  it('sends a backlog larger than a reply may be in several batches, each change once, in order', async () => {
+    const coll = wire().client.db('test').collection('backlog')
+    const stream = coll.watch()
+    assert.equal(await stream.tryNext(), null)
+    // 60 changes of 400 KB: 24 MB, past the 16 MiB one reply may carry (one batch of them failed the stream).
+    const big = 'x'.repeat(400 * 1024)
+    for (let i = 0; i < 60; i++) await coll.insertOne({ _id: i as never, big })
+    const keys: unknown[] = []
+    for (let i = 0; i < 60; i++) keys.push(((await stream.next()) as { documentKey: Document }).documentKey['_id'])
+    assert.deepEqual(keys, Array.from({ length: 60 }, (_, i) => i))
+    await stream.close()
+  })
 })

@@ -98,7 +98,7 @@ describe('fastify-mongo-crud-db backup', { timeout: 180_000 }, () => {
     const backup = join(work, 'backup')
     const { code, stdout, stderr } = await run(['backup', data, backup])
     assert.equal(code, 0, stderr)
-    assert.match(stdout, /^fastify-mongo-crud-db: backed up .*data to .*backup\/data\.mdb \(\d+ bytes\), one consistent snapshot\. Serve it with --path to restore it\.\n$/)
+    assert.match(stdout, /^fastify-mongo-crud-db: backed up .*data to .*backup\/data\.mdb \(\d+ bytes\), one consistent snapshot\. Serve it with --dbpath to restore it\.\n$/)
     await assertRestores(backup)
   })
 

@@ -35,24 +35,53 @@ async function stop(child: ChildProcessWithoutNullStreams): Promise<number | nul
   return code as number | null
 }
 
-describe('--host and --allow-remote', () => {
-  it('takes loopback hosts without the flag: 127.0.0.0/8, ::1 in any spelling, localhost', () => {
+describe('--bind_ip, --auth and --noauth-on-network (and the old --host, --allow-remote)', () => {
+  it('takes loopback addresses without --auth: 127.0.0.0/8, ::1 in any spelling, localhost', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST']) {
-      const command = parseCli(['--host', host])
-      assert.ok(command.command === 'db' && !command.remote, host)
+      const command = parseCli(['--bind_ip', host])
+      assert.ok(command.command === 'db' && !command.remote && command.host === host, host)
+      const old = parseCli(['--host', host])
+      assert.ok(old.command === 'db' && !old.remote, host)
     }
   })
 
-  it('refuses any other host without --allow-remote, saying there is no authentication', () => {
+  it('refuses any other address without --auth unless --noauth-on-network says so, naming the flag given', () => {
     for (const host of ['0.0.0.0', '::', '10.1.2.3', '::ffff:10.0.0.1', 'example.com', '128.0.0.1']) {
-      assert.throws(() => parseCli(['--host', host]), (error: unknown) => {
-        assert.ok(error instanceof UsageError)
-        assert.match(error.message, new RegExp(`--host ${host.replaceAll('.', '\\.')} is not a loopback address .* the server has no authentication.* Pass --allow-remote`))
-        return true
-      })
-      const command = parseCli(['--host', host, '--allow-remote'])
-      assert.ok(command.command === 'db' && command.remote, host)
+      for (const flag of ['--bind_ip', '--host']) {
+        assert.throws(() => parseCli([flag, host]), (error: unknown) => {
+          assert.ok(error instanceof UsageError)
+          assert.match(error.message, new RegExp(`^${flag} ${host.replaceAll('.', '\\.')} is not a loopback address .* and --auth is off: anyone who reaches it could read and change every database\\. Add --auth .* or pass --noauth-on-network`))
+          return true
+        })
+      }
+      for (const flags of [['--auth'], ['--noauth-on-network'], ['--allow-remote']]) {
+        const command = parseCli(['--bind_ip', host, ...flags])
+        assert.ok(command.command === 'db' && command.remote, host)
+      }
     }
+  })
+
+  it('takes mongod\'s --dbpath for --path, one address per --bind_ip, and refuses two different values of one option', () => {
+    const command = parseCli(['--dbpath', './data', '--bind_ip', '127.0.0.1', '--auth'])
+    assert.ok(command.command === 'db')
+    assert.deepEqual([command.path, command.host, command.auth, command.tls], ['./data', '127.0.0.1', true, undefined])
+    assert.equal((parseCli(['--path', './old']) as { path: string }).path, './old')
+    assert.equal((parseCli(['--path', './same', '--dbpath', './same']) as { path: string }).path, './same')
+    assert.throws(() => parseCli(['--path', './a', '--dbpath', './b']), /--dbpath and --path are the same option: give one/)
+    assert.throws(() => parseCli(['--bind_ip', '127.0.0.1', '--host', '::1']), /--bind_ip and --host are the same option/)
+    assert.throws(() => parseCli(['--bind_ip', '127.0.0.1,10.0.0.1']), /--bind_ip takes one address/)
+    assert.throws(() => parseCli(['--dbpath', '']), /--dbpath must not be empty/)
+  })
+
+  it('takes --tlsMode requireTLS with its key file, refuses the modes it does not serve and a key file alone', () => {
+    const command = parseCli(['--tlsMode', 'requireTLS', '--tlsCertificateKeyFile', 'server.pem', '--tlsCertificateKeyFilePassword', 'pw'])
+    assert.deepEqual((command as { tls: unknown }).tls, { certificateKeyFile: 'server.pem', password: 'pw' })
+    assert.equal((parseCli(['--tlsMode', 'disabled']) as { tls: unknown }).tls, undefined)
+    assert.throws(() => parseCli(['--tlsMode', 'requireTLS']), /--tlsMode requireTLS needs --tlsCertificateKeyFile/)
+    assert.throws(() => parseCli(['--tlsMode', 'preferTLS', '--tlsCertificateKeyFile', 'server.pem']), /--tlsMode must be requireTLS or disabled, got "preferTLS"/)
+    assert.throws(() => parseCli(['--tlsCertificateKeyFile', 'server.pem']), /--tlsCertificateKeyFile goes with --tlsMode requireTLS/)
+    // No client certificates: mongod's --tlsCAFile is not an option here.
+    assert.throws(() => parseCli(['--tlsMode', 'requireTLS', '--tlsCertificateKeyFile', 'server.pem', '--tlsCAFile', 'ca.pem']), /Unknown option '--tlsCAFile'/)
   })
 
   it('checks the limit flags', () => {
@@ -62,6 +91,8 @@ describe('--host and --allow-remote', () => {
       port: 27017,
       path: undefined,
       remote: false,
+      auth: false,
+      tls: undefined,
       limits: { maxConnections: 10, maxBufferedBytes: 50_000_000, partialMessageTimeoutMS: 0 },
     })
     assert.throws(() => parseCli(['--max-connections', '0']), /--max-connections must be an integer of at least 1, got "0"/)
@@ -71,7 +102,7 @@ describe('--host and --allow-remote', () => {
 })
 
 describe('fastify-mongo-crud-db on the command line', { timeout: 60_000 }, () => {
-  it('exits 2 on a host other than loopback without --allow-remote, saying why', async () => {
+  it('exits 2 on an address other than loopback without --auth, saying why', async () => {
     const { child } = start(['--host', '0.0.0.0', '--port', '0'])
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => {
@@ -79,15 +110,26 @@ describe('fastify-mongo-crud-db on the command line', { timeout: 60_000 }, () =>
     })
     const [code] = await once(child, 'exit')
     assert.equal(code, 2)
-    assert.match(stderr, /--host 0\.0\.0\.0 is not a loopback address \(127\.0\.0\.0\/8, ::1, localhost\) and the server has no authentication/)
-    assert.match(stderr, /Pass --allow-remote to listen there anyway/)
+    assert.match(stderr, /--host 0\.0\.0\.0 is not a loopback address \(127\.0\.0\.0\/8, ::1, localhost\) and --auth is off/)
+    assert.match(stderr, /pass --noauth-on-network to listen there without authentication/)
   })
 
-  it('listens on another host with --allow-remote, and prints that there is no authentication', async () => {
-    const { child, lines } = start(['--host', '0.0.0.0', '--allow-remote', '--port', '0'])
+  it('listens on another address with --noauth-on-network (or --allow-remote), and prints that there is no authentication', async () => {
+    for (const flag of ['--noauth-on-network', '--allow-remote']) {
+      const { child, lines } = start(['--bind_ip', '0.0.0.0', flag, '--port', '0'])
+      assert.match(await nextLine(lines), /^mongodb:\/\/0\.0\.0\.0:\d+\/$/)
+      assert.match(await nextLine(lines), /listening on 0\.0\.0\.0:\d+/)
+      assert.match(await nextLine(lines), /WARNING: no authentication, and 0\.0\.0\.0 is not loopback \(--noauth-on-network\): anyone who reaches port \d+ can read and change every database/)
+      assert.equal(await stop(child), 0)
+    }
+  })
+
+  it('listens on another address with --auth, warning that without TLS the documents cross the network in clear, and how to make the first user', async () => {
+    const { child, lines } = start(['--bind_ip', '0.0.0.0', '--auth', '--port', '0'])
     assert.match(await nextLine(lines), /^mongodb:\/\/0\.0\.0\.0:\d+\/$/)
-    assert.match(await nextLine(lines), /listening on 0\.0\.0\.0:\d+/)
-    assert.match(await nextLine(lines), /WARNING: no authentication, and 0\.0\.0\.0 is not loopback \(--allow-remote\): anyone who reaches port \d+ can read and change every database/)
+    assert.match(await nextLine(lines), /listening on 0\.0\.0\.0:\d+, data in memory, clients log in \(--auth\)\. Ctrl-C stops\./)
+    assert.match(await nextLine(lines), /WARNING: no TLS, and 0\.0\.0\.0 is not loopback: passwords never cross the network \(SCRAM\), but documents do, readable by anyone on the way\. Add --tlsMode requireTLS\./)
+    assert.match(await nextLine(lines), /no user yet: create the first from this machine \(the localhost exception\), e\.g\. mongosh "mongodb:\/\/0\.0\.0\.0:\d+\/" --eval "db\.getSiblingDB\('admin'\)\.createUser\(/)
     assert.equal(await stop(child), 0)
   })
 

@@ -23,7 +23,7 @@ describe('fastify-mongo-crud-db usage', { timeout: 60_000 }, () => {
     const [code] = await once(child, 'exit')
     assert.equal(code, 2)
     assert.match(stderr, /--port must be an integer/)
-    assert.match(stderr, /Usage: fastify-mongo-crud-db \[--port 27017\] \[--path \.\/data\] \[--host 127\.0\.0\.1\]/)
+    assert.match(stderr, /Usage: fastify-mongo-crud-db \[--port 27017\] \[--dbpath \.\/data\] \[--bind_ip 127\.0\.0\.1\] \[--auth\]/)
   })
 
   it('keeps the data in memory without --path, and stops with exit code 0 on SIGINT', async () => {

@@ -1,11 +1,12 @@
-import { ROUTE_NAMES } from '../route-names.js'
+import { EXTRA_ROUTE_NAMES, ROUTE_NAMES } from '../route-names.js'
 import type { JsonSchemaObject } from './api-file.js'
 
 /** The JSON Schema of the file's access checks: route names, guards, and the security schemes they name. */
 
 const ref = (name: string) => ({ $ref: `#/definitions/${name}` })
 
-const ROUTE_KEYS = ROUTE_NAMES.map((name) => name[0]!.toLowerCase() + name.slice(1))
+const lowerFirst = (name: string) => name[0]!.toLowerCase() + name.slice(1)
+const ROUTE_KEYS = ROUTE_NAMES.map(lowerFirst)
 
 export const header: JsonSchemaObject = { type: 'string', pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", description: 'An HTTP header name (any case).' }
 
@@ -44,6 +45,14 @@ export const guards: JsonSchemaObject = {
 }
 
 export const disable: JsonSchemaObject = { type: 'array', items: ref('routeName'), uniqueItems: true, description: 'Routes left out.' }
+
+/** A router's `disable`: its six routes, and the `_batch`, `_groups` and `_events` it has besides (`batch`, `groups`, `events`). */
+export const routerDisable: JsonSchemaObject = {
+  type: 'array',
+  items: { enum: [...ROUTE_KEYS, ...EXTRA_ROUTE_NAMES.map(lowerFirst)] },
+  uniqueItems: true,
+  description: 'Routes left out: the six by name, and <prefix>/_batch, /_groups, /_events as batch, groups, events.',
+}
 
 export const securitySchemeName: JsonSchemaObject = {
   type: 'string',

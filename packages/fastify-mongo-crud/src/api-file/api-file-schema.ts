@@ -1,5 +1,5 @@
 import { LIMIT_KEYS } from '../options/router-option-schemas.js'
-import { disable, guard, guards, header, routeName, securityScheme, securitySchemeName } from './access-schemas.js'
+import { disable, guard, guards, header, routeName, routerDisable, securityScheme, securitySchemeName } from './access-schemas.js'
 import type { JsonSchemaObject } from './api-file.js'
 import { field, fieldName, model, modelName, typeName } from './model-schemas.js'
 import { openapi } from './openapi-schema.js'
@@ -7,7 +7,7 @@ import { fieldList, router, routerLimits } from './router-schema.js'
 import { auth, cors, logLevel, rateLimit, trustProxy } from './server-schemas.js'
 
 /** Where the package ships the schema this module makes (scripts/write-api-file-schema.ts writes it). */
-export const API_FILE_SCHEMA_URL = new URL('../../schema/api-file.schema.json', import.meta.url)
+export const API_FILE_SCHEMA_URL: URL = new URL('../../schema/api-file.schema.json', import.meta.url)
 
 const IDENTIFIER_KEYS = { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }
 
@@ -20,6 +20,16 @@ const database: JsonSchemaObject = {
     engine: { enum: ['embedded', 'mongodb'], description: "'embedded' (the @fastify-mongo-crud/embedded package) or 'mongodb' (MONGODB_URI)." },
     path: { type: 'string', minLength: 1, description: 'Embedded engine: data directory, relative to this file (default: in memory).' },
     name: { type: 'string', minLength: 1, description: 'MongoDB: database name (default: the one in MONGODB_URI).' },
+    changeRetention: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        "Embedded engine: how much of its change log is kept, which a <prefix>/_events subscriber resumes from (Last-Event-ID; older: 410). MongoDB keeps changes as long as its oplog does.",
+      properties: {
+        events: { type: 'integer', minimum: 1, description: 'Changes kept at most (default 10000).' },
+        ms: { type: 'integer', minimum: 1, description: 'Milliseconds a change is kept at most (default: no age limit).' },
+      },
+    },
   },
 }
 
@@ -72,7 +82,7 @@ export function apiFileSchema(): JsonSchemaObject {
         additionalProperties: { $ref: '#/definitions/router' },
       },
     },
-    definitions: { modelName, fieldName, header, routeName, model, field, typeName, routerLimits, guard, guards, disable, fieldList, router, securitySchemeName, securityScheme },
+    definitions: { modelName, fieldName, header, routeName, model, field, typeName, routerLimits, guard, guards, disable, routerDisable, fieldList, router, securitySchemeName, securityScheme },
   }
 }
 

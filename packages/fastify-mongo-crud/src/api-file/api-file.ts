@@ -9,6 +9,9 @@ import type { JwtAlgorithm } from './jwt-algorithms.js'
 
 export type RouteKey = 'getAll' | 'getOne' | 'createOne' | 'replaceOne' | 'updateOne' | 'deleteOne'
 
+/** The routes a router's `disable` may name besides the six: its `_batch`, `_groups` and `_events`. */
+export type ExtraRouteKey = 'batch' | 'groups' | 'events'
+
 export type JsonSchemaObject = Record<string, unknown>
 
 export interface ModelDeclaration {
@@ -79,7 +82,6 @@ export interface ModelUse {
   model: string
   modelOut?: string
   hidden?: string[]
-  disable?: RouteKey[]
   guards?: Guards
 }
 
@@ -88,15 +90,18 @@ export interface LookupDeclaration extends ModelUse {
   collection: string
   localField?: string
   foreignField: string
+  disable?: RouteKey[]
 }
 
 export interface EmbedDeclaration extends ModelUse {
   name: string
+  disable?: RouteKey[]
 }
 
 /** A router: the router options of file-router-keys.ts under their own names, and the file's own keys. */
 export interface RouterDeclaration extends ModelUse, Pick<PlainRouterOptions, SharedRouterKey> {
   prefix: string
+  disable?: Array<RouteKey | ExtraRouteKey>
   /** The router option `collectionName`. */
   collection: string
   scope?: Scope
@@ -145,12 +150,18 @@ export interface RateLimitDeclaration {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
+/** The embedded engine's `openEmbedded({ changeRetention })`: the change log `_events` resumes from. */
+export interface ChangeRetention {
+  events?: number
+  ms?: number
+}
+
 export interface ApiFile {
   $schema?: string
   title?: string
   version?: string
   description?: string
-  database?: { engine: 'embedded' | 'mongodb', path?: string, name?: string }
+  database?: { engine: 'embedded' | 'mongodb', path?: string, name?: string, changeRetention?: ChangeRetention }
   limits?: RouterLimits & { bodyLimit?: number }
   auth?: AuthDeclaration
   cors?: boolean | CorsDeclaration

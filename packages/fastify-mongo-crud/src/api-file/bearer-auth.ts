@@ -20,6 +20,9 @@ export const authSchemeName = (auth: AuthDeclaration) => auth.securityScheme ?? 
 
 const MISSING = "Authentication required: send a token in the Authorization header ('Authorization: Bearer <token>')"
 
+/** Why a route that verifies tokens answers 401, as its OpenAPI document says (docs/route-refusals.ts). */
+export const TOKEN_REFUSAL = 'Authentication required: no token was sent, or it is expired, forged or malformed (WWW-Authenticate says which)'
+
 /**
  * Verifies `Authorization: Bearer <token>` with the file's key, as PostgREST does: the algorithms
  * are the file's (a token cannot pick `none` or an HMAC against a public key), and `exp`, `nbf`,

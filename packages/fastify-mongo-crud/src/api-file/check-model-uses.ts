@@ -1,3 +1,5 @@
+import { didYouMean } from '../did-you-mean.js'
+import { isRecord } from '../is-record.js'
 import type { ApiFile, JsonSchemaObject, ModelUse } from './api-file.js'
 import type { Report } from './issue-reporter.js'
 import type { Located } from './parse-json-positions.js'
@@ -13,7 +15,10 @@ export class ModelUseChecks {
   readonly #file: ApiFile
   readonly #positions: ReadonlyMap<string, Located>
   readonly #report: Report
-  /** Models the JSON Schema refused: their problems are reported, their fields are not known. */
+  /**
+   * Models the JSON Schema refused: their problems are reported; of their fields only the names are
+   * known (a misspelt keyword in a model must not hide a misspelt field name in a router using it).
+   */
   readonly #broken: ReadonlySet<string>
   readonly #kinds = new Map<string, { kind: 'model' | 'modelOut', pointer: string }>()
 
@@ -30,17 +35,23 @@ export class ModelUseChecks {
     this.#fieldsOf(use, 'modelOut', pointer)
     if (use.modelOut !== undefined && use.hidden !== undefined) this.#report(`${pointer}/hidden`, `give either 'modelOut' or 'hidden', not both`)
     use.hidden?.forEach((field, index) => {
-      if (fields !== undefined && !Object.hasOwn(fields, field)) this.#report(`${pointer}/hidden/${index}`, `hidden field '${field}' is not a field of model '${use.model}'`)
+      if (fields !== undefined && !Object.hasOwn(fields, field)) this.#report(`${pointer}/hidden/${index}`, `hidden field '${field}' is not a field of model '${use.model}'${didYouMean(field, Object.keys(fields))}`)
     })
     return fields
   }
 
+  /** Whether the schemas of the fields of `model` are known (not only their names): the JSON Schema accepted the model. */
+  knowsSchemasOf(model: string | undefined): boolean {
+    return model !== undefined && !this.#broken.has(model)
+  }
+
   #fieldsOf(use: ModelUse, kind: 'model' | 'modelOut', pointer: string): Fields | undefined {
     const name = use[kind]
-    if (name === undefined || this.#broken.has(name)) return undefined
+    if (name === undefined) return undefined
     const declared = this.#file.models[name]
     if (declared === undefined) {
-      this.#report(`${pointer}/${kind}`, `unknown model '${name}' (models: ${Object.keys(this.#file.models).join(', ') || 'none'})`)
+      const models = Object.keys(this.#file.models)
+      this.#report(`${pointer}/${kind}`, `unknown model '${name}' (models: ${models.join(', ') || 'none'})${didYouMean(name, models)}`)
       return undefined
     }
     const known = this.#kinds.get(name)
@@ -52,6 +63,7 @@ export class ModelUseChecks {
         `model '${name}' is used as ${known.kind === 'model' ? 'an input' : 'an output'} model on line ${line}: a model is either an input or an output model (declare a second one)`
       )
     }
-    return declared.properties
+    if (!this.#broken.has(name)) return declared.properties
+    return isRecord(declared) && isRecord(declared.properties) ? declared.properties : undefined
   }
 }

@@ -1,3 +1,4 @@
+import { didYouMean } from '../did-you-mean.js'
 import { routerFieldProblems } from '../options/router-field-problems.js'
 import { localFieldProblem } from '../relations/check-local-field.js'
 import type { ApiFile, JsonSchemaObject, RouterDeclaration } from './api-file.js'
@@ -24,16 +25,16 @@ export function checkRouter(name: string, router: RouterDeclaration, context: Ro
   const fields = uses.check(router, pointer)
   schemes.guards(router.guards, pointer)
   if (router.scope !== undefined) schemes.check(router.scope, `${pointer}/scope`)
-  if (fields !== undefined) checkFields(router, fields, pointer, report)
+  if (fields !== undefined) checkFields(router, fields, uses.knowsSchemasOf(router.model), pointer, report)
   checkPopulates(name, router, fields, pointer, context)
   router.lookups?.forEach((lookup, index) => {
     const at = `${pointer}/lookups/${index}`
     const childFields = uses.check(lookup, at)
     schemes.guards(lookup.guards, at)
     if (childFields !== undefined && !Object.hasOwn(childFields, lookup.foreignField)) {
-      report(`${at}/foreignField`, `foreign field '${lookup.foreignField}' is not a field of model '${lookup.model}'`)
+      report(`${at}/foreignField`, `foreign field '${lookup.foreignField}' is not a field of model '${lookup.model}'${didYouMean(lookup.foreignField, Object.keys(childFields))}`)
     }
-    if (fields !== undefined) checkLocalField(context.file, router, fields, lookup.localField ?? '_id', `${at}/localField`, report)
+    if (fields !== undefined && uses.knowsSchemasOf(router.model)) checkLocalField(context.file, router, fields, lookup.localField ?? '_id', `${at}/localField`, report)
   })
   router.embeds?.forEach((embed, index) => {
     const at = `${pointer}/embeds/${index}`
@@ -44,16 +45,20 @@ export function checkRouter(name: string, router: RouterDeclaration, context: Ro
   })
 }
 
-/** The options that name fields of the model (the router's own check, router-field-problems.ts), and the scope field. */
-function checkFields(router: RouterDeclaration, fields: Fields, pointer: string, report: Report): void {
+/**
+ * The options that name fields of the model (the router's own check, router-field-problems.ts), and the
+ * scope field: its type only when the model's field schemas are known (`schemas`).
+ */
+function checkFields(router: RouterDeclaration, fields: Fields, schemas: boolean, pointer: string, report: Report): void {
   for (const problem of routerFieldProblems({ ...router, fields: Object.keys(fields) })) {
     report(`${pointer}${filePathOf(problem.path).map((segment) => `/${escapePointer(segment)}`).join('')}`, problem.message, problem.onKey)
   }
   const scope = router.scope
   if (scope === undefined) return
   const field = fields[scope.field]
-  if (field === undefined) report(`${pointer}/scope/field`, `scope field '${scope.field}' is not a field of model '${router.model}' (${Object.keys(fields).join(', ')})`)
-  else if (field['type'] !== 'string') {
+  if (field === undefined) {
+    report(`${pointer}/scope/field`, `scope field '${scope.field}' is not a field of model '${router.model}' (${Object.keys(fields).join(', ')})${didYouMean(scope.field, Object.keys(fields))}`)
+  } else if (schemas && field['type'] !== 'string') {
     report(`${pointer}/scope/field`, `scope field '${scope.field}' must be a string field (${scope.claim === undefined ? 'header values are strings' : 'the claim must be a string'})`)
   }
 }
@@ -61,9 +66,10 @@ function checkFields(router: RouterDeclaration, fields: Fields, pointer: string,
 function checkPopulates(name: string, router: RouterDeclaration, fields: Fields | undefined, pointer: string, { file, report }: RouterCheckContext): void {
   router.populates?.forEach((populate, index) => {
     const at = `${pointer}/populates/${index}`
-    if (fields !== undefined && !Object.hasOwn(fields, populate.field)) report(`${at}/field`, `populated field '${populate.field}' is not a field of model '${router.model}'`)
+    if (fields !== undefined && !Object.hasOwn(fields, populate.field)) report(`${at}/field`, `populated field '${populate.field}' is not a field of model '${router.model}'${didYouMean(populate.field, Object.keys(fields))}`)
     if (!Object.hasOwn(file.routers, populate.router)) {
-      report(`${at}/router`, `unknown router '${populate.router}' (routers: ${Object.keys(file.routers).join(', ')})`)
+      const routers = Object.keys(file.routers)
+      report(`${at}/router`, `unknown router '${populate.router}' (routers: ${routers.join(', ')})${didYouMean(populate.router, routers)}`)
     } else if (populate.router === name) {
       report(`${at}/router`, `a router cannot populate from itself`)
     }
@@ -73,7 +79,7 @@ function checkPopulates(name: string, router: RouterDeclaration, fields: Fields 
 /** A lookup's `localField`: a field of the parent's model, and a safe link (what registration would refuse, in its words). */
 function checkLocalField(file: ApiFile, router: RouterDeclaration, fields: Fields, local: string, pointer: string, report: Report): void {
   if (local !== '_id' && !Object.hasOwn(fields, local)) {
-    report(pointer, `local field '${local}' is not '_id' or a field of model '${router.model}'`)
+    report(pointer, `local field '${local}' is not '_id' or a field of model '${router.model}'${didYouMean(local, ['_id', ...Object.keys(fields)])}`)
     return
   }
   const required = file.models[router.model]?.required ?? []

@@ -1,3 +1,4 @@
+import { didYouMean } from '../did-you-mean.js'
 import type { ApiFile, Guards } from './api-file.js'
 import type { Report } from './issue-reporter.js'
 import { escapePointer, type Located } from './parse-json-positions.js'
@@ -38,7 +39,7 @@ export class SecuritySchemeChecks {
 
   scheme(name: string | undefined, pointer: string, onKey = false): void {
     if (name !== undefined && this.#declared !== undefined && !this.#declared.includes(name)) {
-      this.#report(pointer, `unknown security scheme '${name}' (openapi.securitySchemes: ${this.#declared.join(', ') || 'none'})`, onKey)
+      this.#report(pointer, `unknown security scheme '${name}' (openapi.securitySchemes: ${this.#declared.join(', ') || 'none'})${didYouMean(name, this.#declared)}`, onKey)
     }
   }
 

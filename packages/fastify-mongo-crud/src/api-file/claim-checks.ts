@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { type Dependency, type FilterDependency, securedBy } from '../dependency.js'
+import { refusing } from '../docs/route-refusals.js'
 import type { ClaimGuard, ClaimScope } from './api-file.js'
-import { type BearerAuth, challenge } from './bearer-auth.js'
+import { type BearerAuth, challenge, TOKEN_REFUSAL } from './bearer-auth.js'
 
 /**
  * Guards and scopes on the claims of the token `auth` verified. Each first verifies the token
@@ -11,9 +12,10 @@ import { type BearerAuth, challenge } from './bearer-auth.js'
 
 /** Every route of the file's routers, when `auth.required` is not false: a valid token, whatever it claims. */
 export function authenticated(auth: BearerAuth): Dependency {
-  return securedBy(auth.scheme, async (request: FastifyRequest) => {
+  const check = securedBy(auth.scheme, async (request: FastifyRequest) => {
     await auth.claims(request)
   })
+  return refusing({ 401: TOKEN_REFUSAL }, check)
 }
 
 /** The claim is present and, with `equals`, holds one of the values; a list claim (roles) holds one if any item does. */
@@ -22,11 +24,13 @@ export function claimGuard(guard: ClaimGuard, auth: BearerAuth): Dependency {
   const detail =
     guard.detail ??
     (accepted === undefined ? `Refused: this route requires a token with the '${guard.claim}' claim` : `Refused: the token's '${guard.claim}' claim does not allow this route`)
-  return securedBy(auth.scheme, async (request: FastifyRequest) => {
+  const status = guard.status ?? 403
+  const check = securedBy(auth.scheme, async (request: FastifyRequest) => {
     const values = claimTexts((await auth.claims(request))[guard.claim])
     const holds = accepted === undefined ? values.length > 0 : values.some((value) => accepted.has(value))
-    if (!holds) throw challenge(guard.status ?? 403, detail, 'insufficient_scope')
+    if (!holds) throw challenge(status, detail, 'insufficient_scope')
   })
+  return refusing(status === 401 ? { 401: [TOKEN_REFUSAL, detail] } : { 401: TOKEN_REFUSAL, 403: detail }, check)
 }
 
 /**
@@ -36,10 +40,13 @@ export function claimGuard(guard: ClaimGuard, auth: BearerAuth): Dependency {
 export function claimScope(scope: ClaimScope, validate: (value: unknown) => { error?: unknown }, auth: BearerAuth): { check: Dependency, filterDependency: FilterDependency } {
   const detail = scope.detail ?? `Refused: the token's '${scope.claim}' claim does not name a valid ${scope.field}`
   return {
-    check: securedBy(auth.scheme, async (request: FastifyRequest) => {
-      const value = (await auth.claims(request))[scope.claim]
-      if (typeof value !== 'string' || validate(value).error !== undefined) throw challenge(403, detail, 'insufficient_scope')
-    }),
+    check: refusing(
+      { 401: TOKEN_REFUSAL, 403: detail },
+      securedBy(auth.scheme, async (request: FastifyRequest) => {
+        const value = (await auth.claims(request))[scope.claim]
+        if (typeof value !== 'string' || validate(value).error !== undefined) throw challenge(403, detail, 'insufficient_scope')
+      })
+    ),
     filterDependency: securedBy(auth.scheme, (async (request) => ({ [scope.field]: (await auth.claims(request))[scope.claim] })) as FilterDependency),
   }
 }

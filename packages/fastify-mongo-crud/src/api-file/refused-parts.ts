@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.js'
 import type { RouterDeclaration } from './api-file.js'
 import type { ApiFileIssue } from './api-file-error.js'
 import { pointerSegments } from './parse-json-positions.js'
@@ -34,13 +35,24 @@ export function refusedParts(issues: readonly ApiFileIssue[]): RefusedParts {
   return { all, models, routerKeys, top }
 }
 
-/** Keys a router means nothing without. */
+/** Keys a router cannot be registered without. */
 const REQUIRED = ['prefix', 'collection', 'model']
 
-/** The router without its keys at fault; undefined when the router itself, or a key it needs, is. */
-export function routerLeft(name: string, router: RouterDeclaration, refused: RefusedParts): RouterDeclaration | undefined {
+/**
+ * The router without its keys at fault, for the checks of what it names (a model, fields, routers):
+ * they need no other key, so a router lacking `collection` still has its misspelt model and fields
+ * reported in the same run. Undefined when the router is not an object.
+ */
+export function routerToCheck(name: string, router: RouterDeclaration, refused: RefusedParts): RouterDeclaration | undefined {
+  if (!isRecord(router)) return undefined
   const keys = refused.routerKeys.get(name)
   if (keys === undefined) return router
-  if (keys.has('') || REQUIRED.some((key) => keys.has(key))) return undefined
   return Object.fromEntries(Object.entries(router).filter(([key]) => !keys.has(key))) as unknown as RouterDeclaration
+}
+
+/** The router without its keys at fault, for registration; undefined when the router itself, or a key it needs, is at fault or missing. */
+export function routerLeft(name: string, router: RouterDeclaration, refused: RefusedParts): RouterDeclaration | undefined {
+  if (refused.routerKeys.get(name)?.has('')) return undefined
+  const left = routerToCheck(name, router, refused)
+  return left === undefined || REQUIRED.some((key) => !Object.hasOwn(left, key)) ? undefined : left
 }

@@ -101,7 +101,7 @@ export const router: JsonSchemaObject = {
     collection: optionSchema('collectionName'),
     ...modelUse,
     ...Object.fromEntries(SHARED_ROUTER_KEYS.map((key) => [key, optionSchema(key)])),
-    disable: ref('disable'),
+    disable: ref('routerDisable'),
     guards: ref('guards'),
     scope,
     limits: ref('routerLimits'),

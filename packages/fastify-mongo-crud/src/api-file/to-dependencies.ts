@@ -1,10 +1,11 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
 import { type Dependency, type FilterDependency, securedBy } from '../dependency.js'
+import { refusing } from '../docs/route-refusals.js'
 import { HTTPException } from '../errors.js'
 import { ROUTE_NAMES, type RouteName } from '../route-names.js'
 import { createValidatorCompiler } from '../schema/validator.js'
-import type { Guard, Guards, HeaderGuard, JsonSchemaObject, RouteKey, Scope } from './api-file.js'
+import type { ExtraRouteKey, Guard, Guards, HeaderGuard, JsonSchemaObject, RouteKey, Scope } from './api-file.js'
 import type { BearerAuth } from './bearer-auth.js'
 import { claimGuard, claimScope } from './claim-checks.js'
 import { schemeNameOf } from './to-openapi-options.js'
@@ -28,10 +29,11 @@ function headerGuard(guard: HeaderGuard): Dependency {
   const accepted = new Set(Array.isArray(guard.equals) ? guard.equals : [guard.equals])
   const status = guard.status ?? 403
   const detail = guard.detail ?? `Refused: this route requires the ${header} header`
-  return securedBy(schemeNameOf(guard), (request: FastifyRequest) => {
+  const check = securedBy(schemeNameOf(guard), (request: FastifyRequest) => {
     const value = request.headers[header]
     if (typeof value !== 'string' || !accepted.has(value)) throw new HTTPException(status, detail)
   })
+  return refusing({ [status]: detail }, check)
 }
 
 /**
@@ -49,10 +51,13 @@ export function toScope(scope: Scope, field: JsonSchemaObject, auth: BearerAuth 
   const detail = scope.detail ?? `Send the ${header} header`
   const scheme = schemeNameOf(scope)
   return {
-    check: securedBy(scheme, (request: FastifyRequest) => {
-      const value = request.headers[header]
-      if (typeof value !== 'string' || validate(value).error !== undefined) throw new HTTPException(401, detail)
-    }),
+    check: refusing(
+      { 401: detail },
+      securedBy(scheme, (request: FastifyRequest) => {
+        const value = request.headers[header]
+        if (typeof value !== 'string' || validate(value).error !== undefined) throw new HTTPException(401, detail)
+      })
+    ),
     filterDependency: securedBy(scheme, ((request) => ({ [scope.field]: request.headers[header] }) as Record<string, unknown>) as FilterDependency),
   }
 }
@@ -81,7 +86,7 @@ export function toDependencies(
   return out
 }
 
-/** `disableGetAll: true` ... for the routes the file's `disable` lists. */
-export function toDisabled(disable: readonly RouteKey[] | undefined): Record<string, true> {
+/** `disableGetAll: true` ... (a router's `disableBatch` ... too) for the routes the file's `disable` lists. */
+export function toDisabled(disable: ReadonlyArray<RouteKey | ExtraRouteKey> | undefined): Record<string, true> {
   return Object.fromEntries((disable ?? []).map((key) => [`disable${key[0]!.toUpperCase()}${key.slice(1)}`, true]))
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
+import { refusalsOf } from '../docs/route-refusals.js'
 import { routeSecurity } from '../docs/route-security.js'
 import { type BatchKind, ROUTE_OF } from './batch-kind.js'
 import type { BatchBody } from './batch-schemas.js'
@@ -29,7 +30,14 @@ function buildBatchRoute(kind: BatchKind, url: string, naming: { operationId: st
   const structure = batchStructure(kind.maxOperations)
   const routes = Object.values(ROUTE_OF).filter((route) => !kind.disabled.has(route))
   const security = batchSecurity(routes.map((route) => routeSecurity([...kind.guards(route), kind.scope])))
-  const failures = Object.fromEntries(Object.entries(FAILURES).map(([status, description]) => [status, { ...batchFailureSchema, description }]))
+  // An operation refused for want of a token (or a header) fails an atomic batch with its 401.
+  const unauthenticated = refusalsOf(routes.flatMap((route) => kind.guards(route))).get(401)
+  const failures = Object.fromEntries(
+    Object.entries({ ...FAILURES, ...(unauthenticated === undefined ? {} : { 401: `An operation was refused: ${unauthenticated.join('; or: ')}` }) }).map(([status, description]) => [
+      status,
+      { ...batchFailureSchema, description },
+    ])
+  )
   return {
     method: 'POST',
     url,

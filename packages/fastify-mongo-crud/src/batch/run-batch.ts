@@ -4,6 +4,7 @@ import { batchNeedsTransactions } from '../errors.js'
 import { shownDocument } from '../resources/shown-document.js'
 import { etagOf } from '../routes/etag.js'
 import { inTransaction, TransactionsUnavailable } from '../store/session-scope.js'
+import { StoreUnavailable } from '../store/store-unavailable.js'
 import type { BatchKind } from './batch-kind.js'
 import { type OperationDone, runOperation } from './batch-operation.js'
 import type { BatchBody } from './batch-schemas.js'
@@ -15,6 +16,9 @@ interface BatchResult {
   etag?: string
   detail?: unknown
 }
+
+/** The result of each operation after one that found the database out of reach (a batch that is not atomic). */
+const NOT_RUN: BatchResult = { status: 503, detail: 'Not run: an earlier operation of this batch found the database out of reach' }
 
 /** An operation of an atomic batch that failed: the whole batch answers its status, with its index. */
 class OperationFailed extends Error {
@@ -32,10 +36,17 @@ class OperationFailed extends Error {
 export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: FastifyReply, body: BatchBody): Promise<{ status: number, payload: unknown }> {
   if (body.atomic === false) {
     const results: BatchResult[] = []
-    for (const operation of body.operations) {
+    for (const [index, operation] of body.operations.entries()) {
       try {
         results.push(await resultOf(kind, await runOperation(kind, request, reply, operation)))
       } catch (error) {
+        if (error instanceof StoreUnavailable) {
+          // Each operation after it would wait as long for the same answer. Met first, nothing was
+          // done: the batch is answered as a route is (503, Retry-After).
+          if (index === 0) throw error
+          results.push(failureOf(error, request), ...body.operations.slice(index + 1).map(() => NOT_RUN))
+          break
+        }
         results.push(failureOf(error, request))
       }
     }
@@ -60,6 +71,8 @@ export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: 
   } catch (error) {
     if (error instanceof TransactionsUnavailable) throw batchNeedsTransactions(error.message)
     if (!(error instanceof OperationFailed)) throw error
+    // An uncommitted transaction stores nothing, however far its writes got before the database went out of reach.
+    if (error.cause instanceof StoreUnavailable) throw new StoreUnavailable(false, { cause: error.cause.cause })
     const { status, detail } = describeError(error.cause as Parameters<typeof describeError>[0])
     if (status >= 500) throw error.cause
     return { status, payload: { detail, index: error.index } }

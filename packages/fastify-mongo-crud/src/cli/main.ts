@@ -1,37 +1,61 @@
 #!/usr/bin/env node
 import { ApiFileError } from '../api-file/api-file-error.js'
-import { DatabaseError } from './open-database.js'
-import { parseServeArgs, USAGE, UsageError } from './parse-serve-args.js'
-import { serveApi } from './serve-api.js'
+import { CommandFailure } from './command-failure.js'
+import { initProject } from './init-project.js'
+import { packageVersion } from './package-version.js'
+import { type CliCommand, parseCommandLine } from './parse-command-line.js'
+import { isCommand, UsageError, usageOf } from './usage.js'
 
-/** The `fastify-mongo-crud` command. Exit codes: 0 done, 1 failure (a bad file: every error, at its line), 2 bad usage. */
+/**
+ * The `fastify-mongo-crud` command. Exit codes: 0 done, 1 failure (a bad file: every error, at its
+ * line; documents refused), 2 bad usage (the problem, then the usage of the command called, on stderr).
+ */
 async function main(argv: string[]): Promise<number> {
-  let command: ReturnType<typeof parseServeArgs>
+  let command: CliCommand
   try {
-    command = parseServeArgs(argv, process.env)
+    command = parseCommandLine(argv, process.env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    console.error(`fastify-mongo-crud: ${error.message}\n\n${USAGE}`)
-    return 2
-  }
-  if (command.command === 'help') {
-    console.log(USAGE)
-    return 0
+    return usageFailure(error, argv[0])
   }
   try {
-    await serveApi(command, process.env)
+    await run(command)
   } catch (error) {
+    if (error instanceof UsageError) return usageFailure(error, argv[0])
     if (error instanceof ApiFileError) {
       console.error(error.message)
       return 1
     }
-    if (error instanceof DatabaseError) {
+    if (error instanceof CommandFailure || error instanceof (await import('./open-database.js')).DatabaseError) {
       console.error(`fastify-mongo-crud: ${error.message}`)
       return 1
     }
     throw error
   }
   return 0
+}
+
+async function run(command: CliCommand): Promise<void> {
+  switch (command.command) {
+    case 'help':
+      console.log(usageOf(command.topic))
+      return
+    case 'version':
+      console.log(packageVersion())
+      return
+    case 'init':
+      return initProject(process.cwd())
+    // Imported when run: help, version and init answer without loading Fastify and the driver.
+    case 'import':
+      return (await import('./import-documents.js')).importDocuments(command, process.env)
+    default:
+      return (await import('./serve-api.js')).serveApi(command, process.env)
+  }
+}
+
+function usageFailure(error: UsageError, called: string | undefined): number {
+  console.error(`fastify-mongo-crud: ${error.message}\n\n${usageOf(called !== undefined && isCommand(called) ? called : undefined)}`)
+  return 2
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util'
 import type { LogLevel } from '../api-file/api-file.js'
+import { withUsageErrors } from './parse-options.js'
+import { UsageError } from './usage.js'
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
@@ -18,41 +20,25 @@ export interface ServeCommand {
   logLevel?: LogLevel
 }
 
-type CliCommand = ServeCommand | { command: 'help' }
+type ServeOrHelp = ServeCommand | { command: 'help' }
 
-export const USAGE = `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data] [--log-level info]
-       fastify-mongo-crud check <api.json>
+// Where programs and tests have always imported it from; usage.ts is where it lives with the usage texts.
+export { UsageError }
 
-  serve   Serves the API the file declares, with its docs at /docs and /redoc.
-  check   Runs every check serve runs (the routers' registration too, on no database) and
-          prints every error of the file (line:column), serving nothing.
-  --port  TCP port (default: PORT, else 8000; 0 picks a free one).
-  --host  Interface to listen on (default: HOST, else 127.0.0.1).
-  --data  Data directory of the embedded engine (created if missing).
-  --log-level  fatal, error, warn, info (every request), debug, trace or silent
-          (default: the file's logLevel, else warn).
-
-  The database: --data, else MONGODB_URI (MongoDB), else FMC_DATA_DIR (embedded engine), else the
-  file's "database", else the embedded engine in memory. The embedded engine is the package
-  @fastify-mongo-crud/embedded, installed separately.
-  FMC_SECRET (at least 32 characters) seals page cursors and keys ETags: give every instance serving
-  one API the same, so that a cursor or ETag one answered holds on the others.
-  File format: schema/api-file.schema.json in this package, docs/api-file.md in the repository.`
-
-export class UsageError extends Error {}
+const SERVE_OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  'log-level': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
 
 /** At least what `cursorSecret` takes; `etagKey` takes 16 characters or more. */
 const SECRET_CHARACTERS = 32
 
-/** Parses the command line (`env` for PORT, HOST and FMC_SECRET); throws UsageError naming the bad argument. */
-export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
-  let parsed: ReturnType<typeof parse>
-  try {
-    parsed = parse(argv)
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
-  const { values, positionals } = parsed
+/** Parses `serve` and `check` command lines (`env` for PORT, HOST and FMC_SECRET); throws UsageError naming the bad argument. */
+export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOrHelp {
+  const { values, positionals } = withUsageErrors(SERVE_OPTIONS, () => parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: SERVE_OPTIONS }))
   if (values.help || positionals.length === 0) return { command: 'help' }
   const [command, file, ...rest] = positionals
   if (command !== 'serve' && command !== 'check') throw new UsageError(`Unknown command ${JSON.stringify(command)}: use serve or check`)
@@ -77,19 +63,4 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     ...(secret === undefined ? {} : { secret }),
     ...(logLevel === undefined ? {} : { logLevel }),
   }
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      data: { type: 'string' },
-      'log-level': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
 }

@@ -1,6 +1,8 @@
 import { loadApiFile } from '../api-file/load-api-file.js'
 import { accessChecks } from '../api-file/to-openapi-options.js'
 import { verifyApiFileAt } from '../api-file/verify-api-file.js'
+import { chooseLogFormat } from '../log-format.js'
+import { CommandFailure } from './command-failure.js'
 import type { ServeCommand } from './parse-serve-args.js'
 import { startApi } from './start-api.js'
 
@@ -15,6 +17,12 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
     const checked = await verifyApiFileAt(command.file)
     log(`${command.file}: OK, ${Object.keys(checked.api.routers).length} router(s), ${Object.keys(checked.api.models).length} model(s)`)
     return
+  }
+  try {
+    // createApp reads it too (a terminal gets human lines, anything else JSON): a bad one is said before the database opens.
+    chooseLogFormat(undefined, env)
+  } catch (error) {
+    throw new CommandFailure((error as Error).message)
   }
   const loaded = await loadApiFile(command.file)
   const served = await startApi(loaded, command, env)

@@ -9,7 +9,7 @@ import type { ServeCommand } from './parse-serve-args.js'
 export interface ServedApi {
   app: FastifyInstance
   origin: string
-  /** `MongoDB`, `embedded engine, data in /abs/dir`... */
+  /** `MongoDB, database shop`, `embedded engine, data in /abs/dir`... */
   database: string
   close(): Promise<void>
 }

@@ -12,9 +12,10 @@ export function openapiTransform({ schema, url }: { schema: FastifySchema, url: 
   if (schema === undefined || schema === null) return { schema, url }
   const querystring = (schema as Json)['querystring'] as Json | undefined
   const properties = querystring?.['properties'] as Record<string, Json> | undefined
-  if (properties === undefined || !Object.values(properties).some((property) => DOCS_KEYWORD in property)) return { schema, url }
+  if (properties === undefined || !(DOCS_KEYWORD in querystring! || Object.values(properties).some((property) => DOCS_KEYWORD in property))) return { schema, url }
   const documented = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, documentedProperty(property)]))
-  return { schema: { ...schema, querystring: { ...querystring, properties: documented } }, url }
+  // The querystring's own (`style`, `explode`), which @fastify/swagger gives each of its parameters.
+  return { schema: { ...schema, querystring: { ...documentedProperty(querystring!), properties: documented } }, url }
 }
 
 function documentedProperty(property: Json): Json {

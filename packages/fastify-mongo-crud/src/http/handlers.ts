@@ -7,6 +7,7 @@ import { createOnly, notModified, sendETag } from '../routes/conditional-request
 import { setLocation } from '../routes/location.js'
 import { serveList } from '../routes/serve-list.js'
 import type { StreamGate } from '../routes/stream-gate.js'
+import { missingBody } from '../schema/json-body-parser.js'
 import type { WireDoc } from '../store/store.js'
 
 /**
@@ -78,6 +79,9 @@ export function writeHandler(resource: Resource, param: string, operation: 'repl
 export function patchHandler(resource: Resource, param: string): Handler {
   const update = writeHandler(resource, param, 'update')
   return async (request, reply) => {
+    // Fastify checks a body by its media type: without a `Content-Type` it checks none. Only an empty
+    // body gets here so (any other is 415, schema/json-body-parser.ts): missing, as an empty JSON body is.
+    if (request.headers['content-type'] === undefined) throw missingBody()
     const type = patchMediaType(request.headers['content-type'])
     if (type === undefined || type === PATCH_MEDIA_TYPES.json) return update(request, reply)
     const caller = { request, reply }

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { didYouMean } from '../did-you-mean.js'
 import { describeValue } from '../relations/relation-options.js'
 import { PlainRouterOptionsSchema, RouterOptionSchemas } from './router-option-schemas.js'
 
@@ -33,7 +34,8 @@ function describeError(error: ErrorObject): string {
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>
   if (error.keyword === 'additionalProperties') {
     const allowed = Object.keys((schema['properties'] ?? {}) as object)
-    return `${showPath(path)} has unknown key(s) '${String(params['additionalProperty'])}': it takes ${allowed.join(', ')}`
+    const key = String(params['additionalProperty'])
+    return `${showPath(path)} has unknown key(s) '${key}': it takes ${allowed.join(', ')}${didYouMean(key, allowed)}`
   }
   if (error.keyword === 'required') {
     const missing = String(params['missingProperty'])

@@ -6,7 +6,7 @@ import { CRUDEmbed } from '../relations/crud-embed.js'
 import { CRUDLookup } from '../relations/crud-lookup.js'
 import { CRUDPopulate } from '../relations/crud-populate.js'
 import { checkDependencies, checkDisabled, describeValue } from '../relations/relation-options.js'
-import { camel, ROUTE_NAMES, type RouteName } from '../route-names.js'
+import { camel, EXTRA_ROUTE_NAMES, ROUTE_NAMES, type RouteName } from '../route-names.js'
 import type { DriverDb } from '../store/driver-db.js'
 import { optionValueProblem } from './check-option-values.js'
 import { routerFieldProblems } from './router-field-problems.js'
@@ -75,6 +75,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     embeds: instances(raw, 'embeds', CRUDEmbed),
     populates: instances(raw, 'populates', CRUDPopulate),
     disabled,
+    // Checked as booleans with the other plain options above.
+    disabledExtras: new Set(EXTRA_ROUTE_NAMES.filter((name) => plain[`disable${name}`] === true)),
     dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
     filterDependency: filterDependency as ResolvedRouterOptions['filterDependency'],
     filtersUnderScope: plain.filtersUnderScope ?? 'ignore',

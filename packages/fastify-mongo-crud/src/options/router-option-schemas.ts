@@ -99,6 +99,9 @@ export const RouterOptionSchemas = {
   disableReplaceOne: disable('replace (PUT)'),
   disableUpdateOne: disable('update (PATCH)'),
   disableDeleteOne: disable('delete'),
+  disableBatch: disable('<prefix>/_batch'),
+  disableGroups: disable('<prefix>/_groups'),
+  disableEvents: disable('<prefix>/_events'),
 }
 
 /** The plain options as one object schema: what registration validates them against. */

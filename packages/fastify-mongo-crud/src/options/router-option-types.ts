@@ -6,7 +6,7 @@ import type { FilterLimits } from '../query/parse-filter.js'
 import type { CRUDEmbed } from '../relations/crud-embed.js'
 import type { CRUDLookup } from '../relations/crud-lookup.js'
 import type { CRUDPopulate } from '../relations/crud-populate.js'
-import type { RouteName } from '../route-names.js'
+import type { ExtraRouteName, RouteName } from '../route-names.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { PlainRouterOptions } from './router-option-schemas.js'
 
@@ -78,6 +78,8 @@ export interface ResolvedRouterOptions {
   readonly embeds: readonly CRUDEmbed[]
   readonly populates: readonly CRUDPopulate[]
   readonly disabled: ReadonlySet<RouteName>
+  /** The router's own `_batch`, `_groups` and `_events` its `disableBatch`, `disableGroups`, `disableEvents` leave out. */
+  readonly disabledExtras: ReadonlySet<ExtraRouteName>
   readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
   readonly filterDependency: ((request: FastifyRequest) => unknown) | undefined
   readonly filtersUnderScope: 'ignore' | 'and'

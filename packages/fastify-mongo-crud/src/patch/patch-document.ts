@@ -14,7 +14,11 @@ const ATTEMPTS = 5
 
 /** What patching one kind of document needs (resources/): reading it, writing it whole, and its model. */
 export interface PatchTarget {
-  /** The stored document (or item) of the path, in the caller's scope; the kind's "not found" else. */
+  /**
+   * The stored document (or item) of the path, in the caller's scope. A missing one is `Document not
+   * updated` (422), as a PATCH in `application/json` answers it (docs/http-contract.md); a missing parent
+   * of a child or an item is the kind's "not found".
+   */
   read(caller: Caller, id: string): Promise<WireDoc>
   /** Writes the whole document as PUT does, guarded by `ifMatch` (the tag of the version read). */
   write(caller: Caller, id: string, body: WireDoc, preconditions: Preconditions): Promise<WireDoc>

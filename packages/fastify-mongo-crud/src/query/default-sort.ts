@@ -1,3 +1,4 @@
+import { didYouMean } from '../did-you-mean.js'
 import { HTTPException, SetupError } from '../errors.js'
 import type { ResolvedRouterOptions } from '../options.js'
 import type { ShapeNode } from '../schema/shape-node.js'
@@ -5,10 +6,10 @@ import type { ListQueryString, SortSpec } from './list-query.js'
 import type { ListSpec } from './parse-client-query.js'
 import { parseSort } from './parse-sort.js'
 
-/** `: id, name, age`: the top-level fields clients may sort on, for the message of a misspelt one. */
-function sortableFields(sortable: ShapeNode): string {
-  if (sortable.kind !== 'object') return ''
-  return `: ${[...sortable.fields.keys()].map((field) => (field === '_id' ? 'id' : field)).join(', ')}`
+/** The top-level fields clients may sort on (`id`, `name`, `age`), for the message of a misspelt one. */
+function sortableFields(sortable: ShapeNode): string[] {
+  if (sortable.kind !== 'object') return []
+  return [...sortable.fields.keys()].map((field) => (field === '_id' ? 'id' : field))
 }
 
 /**
@@ -22,7 +23,9 @@ export function defaultSorter(option: ResolvedRouterOptions['defaultSort'], spec
     parseSort({ sort_by: option.field }, spec.sortable, isDocument)
   } catch (error) {
     if (!(error instanceof HTTPException)) throw error
-    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: 'defaultSort.field' ${JSON.stringify(option.field)} is not a sortable field (see 'sortable'${sortableFields(spec.sortable)})`)
+    const fields = sortableFields(spec.sortable)
+    const listed = fields.length === 0 ? '' : `: ${fields.join(', ')}`
+    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: 'defaultSort.field' ${JSON.stringify(option.field)} is not a sortable field (see 'sortable'${listed})${didYouMean(option.field, fields)}`)
   }
   return (query) => {
     const sort = parseSort({ ...query, sort_by: option.field }, spec.sortable, isDocument)!

@@ -31,12 +31,19 @@ export interface GroupRow {
   readonly values: readonly unknown[]
   /** For each metric, the sum of the magnitudes of its values when it is an exact sum; else undefined. */
   readonly magnitudes: readonly unknown[]
+  /**
+   * For each metric, whether the database answered a number no JSON number holds exactly (a 64-bit
+   * integer past 2^53, a decimal of more digits than a double keeps): the answer refuses it rather
+   * than round it or send its digits as a string.
+   */
+  readonly inexact: readonly boolean[]
 }
 
 /** The `_groups` route's query parameters, after the route schema validated their types. */
 export interface GroupsQueryString {
-  by?: string
-  metrics?: string
+  /** `by=city,role`, or repeated (`by=city&by=role`): a list, each item comma-separated too. */
+  by?: string | readonly string[]
+  metrics?: string | readonly string[]
   filters?: string
   sort_by?: string
   order_by?: string
@@ -47,16 +54,23 @@ export interface GroupsQueryString {
 
 const { skip, limit, order_by, sort_dir, filters } = listQuerySchema.properties
 
+/**
+ * A list parameter: comma-separated (`by=city,role`, the form OpenAPI documents as `style: form,
+ * explode: false`) or repeated (`by=city&by=role`, what openapi-fetch and most clients send for an
+ * array), which the querystring parser hands on as an array.
+ */
+const commaList = <D extends string>(minLength: number, description: D) => ({ type: ['string', 'array'], minLength, items: { type: 'string' }, description }) as const
+
 /** The querystring schema of every `_groups` route: the list's paging, sorting and filter parameters, with `by` and `metrics`. */
 export const groupsQuerySchema = {
   type: 'object',
   required: ['by'],
   properties: {
-    by: { type: 'string', minLength: 1, description: 'Comma-separated fields whose combination of values makes a group, e.g. city or city,role. A missing value groups as null.' },
-    metrics: {
-      type: 'string',
-      description: 'Comma-separated values computed per group: count, sum:<field>, avg:<field>, min:<field>, max:<field> (answered as count, sum_<field>, ...). Default: count.',
-    },
+    by: commaList(1, 'Fields whose combination of values makes a group: by=city, or by=city,role (by=city&by=role too). A missing value groups as null.'),
+    metrics: commaList(
+      0,
+      'Values computed per group: count, sum:<field>, avg:<field>, min:<field>, max:<field> (answered as count, sum_<field>, ...), comma-separated or repeated. Default: count.'
+    ),
     filters: { ...filters, description: `${filters.description} Applied before grouping.` },
     sort_by: { type: 'string', description: 'A by field or a metric name (count, sum_age...). Default: the by fields.' },
     order_by,

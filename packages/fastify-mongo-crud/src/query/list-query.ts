@@ -68,8 +68,8 @@ const PARAMETER_MESSAGES: Record<string, string> = {
   fields: 'fields must be given once, as a comma-separated list of field names',
   cursor: 'cursor must be given once, as the Link header gave it',
   // The `_groups` route's own parameters (query/group-query.ts).
-  by: 'by must be given once, naming the fields to group by, comma-separated (by=city,role)',
-  metrics: 'metrics must be given once, as a comma-separated list such as count,sum:age',
+  by: 'by must name the fields to group by, comma-separated (by=city,role) or repeated (by=city&by=role)',
+  metrics: 'metrics must list the metrics, comma-separated (metrics=count,sum:age) or repeated (metrics=count&metrics=sum:age)',
 }
 
 /** The `detail` for the first issue of a querystring that failed the schema (a missing parameter is named by `required`). */

@@ -46,9 +46,12 @@ export function parseGroupQuery(raw: GroupsQueryString, spec: GroupSpec): Parsed
   return { query, names, unbounded: raw.limit === undefined }
 }
 
+/** The items of a list parameter, comma-separated or repeated (`by=city,role`, `by=city&by=role`). */
+const items = (raw: string | readonly string[]) => (typeof raw === 'string' ? raw : raw.join(',')).split(',').map((item) => item.trim()).filter((item) => item !== '')
+
 /** `by=city,address.zip`: distinct single-valued fields clients may filter on. */
-function parseBy(raw: string | undefined, visible: ShapeNode): Array<{ name: string, path: string }> {
-  const names = (raw ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
+function parseBy(raw: string | readonly string[] | undefined, visible: ShapeNode): Array<{ name: string, path: string }> {
+  const names = items(raw ?? '')
   if (names.length === 0) throw invalidQuery('by: name at least one field to group by')
   if (names.length > MAX_BY_FIELDS) throw invalidQuery(`by: more than the limit of ${MAX_BY_FIELDS} fields`)
   const twice = names.find((name, index) => names.indexOf(name) !== index)
@@ -62,11 +65,11 @@ interface ParsedMetric {
 }
 
 /** `metrics=count,sum:age`: `count`, or an operation on a field; `count` alone by default. */
-function parseMetrics(raw: string | undefined, fields: GroupFields): ParsedMetric[] {
-  const items = (raw ?? 'count').split(',').map((item) => item.trim()).filter((item) => item !== '')
-  if (items.length === 0) throw invalidQuery('metrics: name at least one metric, such as count or sum:age')
-  if (items.length > MAX_METRICS) throw invalidQuery(`metrics: more than the limit of ${MAX_METRICS} metrics`)
-  const metrics = items.map((item) => parseMetric(item, fields))
+function parseMetrics(raw: string | readonly string[] | undefined, fields: GroupFields): ParsedMetric[] {
+  const asked = items(raw ?? 'count')
+  if (asked.length === 0) throw invalidQuery('metrics: name at least one metric, such as count or sum:age')
+  if (asked.length > MAX_METRICS) throw invalidQuery(`metrics: more than the limit of ${MAX_METRICS} metrics`)
+  const metrics = asked.map((item) => parseMetric(item, fields))
   const names = metrics.map((metric) => metric.name)
   const twice = names.find((name, index) => names.indexOf(name) !== index)
   if (twice !== undefined) throw invalidQuery(`metrics: "${twice}" is asked twice`)

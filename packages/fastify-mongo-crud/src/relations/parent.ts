@@ -1,4 +1,5 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
+import { refusalResponses } from '../docs/route-refusals.js'
 import { routeSecurity } from '../docs/route-security.js'
 import type { RouteName } from '../options.js'
 import type { Filter } from '../query/filter.js'
@@ -50,7 +51,7 @@ export function childRouteOptions(
     response: {
       ...responses,
       [context.options.notFoundStatus]: { ...errorRef, description: 'Document not found (the parent, or the child on GET)' },
-      ...(dependencies.length > 0 ? { 403: { ...errorRef, description: 'Refused by a dependency' } } : {}),
+      ...refusalResponses(dependencies),
     },
   }
   const preValidation = dependencies.map((dependency) => async (request: FastifyRequest, reply: Parameters<typeof dependency>[1]) => {

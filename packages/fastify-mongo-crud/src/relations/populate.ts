@@ -25,6 +25,11 @@ export interface Populator {
    */
   populate(docs: WireDoc[], caller: Caller): Promise<WireDoc[]>
   /**
+   * How many references `populate` reads for `doc`: the ids its populated fields hold (at most 1,000 a
+   * field). A large page is populated in batches bounded by these (routes/serve-list.ts).
+   */
+  references(doc: WireDoc): number
+  /**
    * Chooses the output model of each populate declared without one: the `modelOut` of a router of
    * the app serving the target collection. Called once every router has registered; returns, for each
    * populate left with its full model, a warning naming the fields it exposes.
@@ -95,6 +100,11 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
         properties[populate.field] = many ? { type: 'array', items: objectCopy(served.modelOut) } : nullableCopy(served.modelOut)
       }
       return warnings
+    },
+    references(doc) {
+      let count = 0
+      for (const { field } of planned) count += referenceCount(doc[field])
+      return count
     },
     async populate(docs, caller) {
       // A page can reference many documents (1,000 ids each): its loops let the event loop run between slices.
@@ -177,6 +187,12 @@ function objectCopy(target: MongoModelSchema): object {
 function idsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value]
   return Array.isArray(value) ? value.slice(0, MAX_POPULATED_IDS).filter((v): v is string => typeof v === 'string') : []
+}
+
+/** How many ids `idsIn` reads from a populated field, counted without copying them (an upper bound: non-strings included). */
+function referenceCount(value: unknown): number {
+  if (typeof value === 'string') return 1
+  return Array.isArray(value) ? Math.min(value.length, MAX_POPULATED_IDS) : 0
 }
 
 /** The documents every reader answers: the first reader's, kept when each of the others has them too. */

@@ -35,6 +35,13 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
     return filter
   }
 
+  /** The document of the path, or `refused` when there is none: GET's not found, a patch's `notUpdated`. */
+  async function find(caller: Caller, id: string, refused: () => Error, fields?: readonly string[]): Promise<WireDoc> {
+    const doc = await store.findOne(await itemOf(caller, id, refused), fields)
+    if (doc === undefined) throw refused()
+    return doc
+  }
+
   /** A replace or update: If-Match read first, then the write guarded by it and by the scope at once. */
   async function write(caller: Caller, id: string, change: { after: WireDoc, isKnown: (field: string) => boolean }, pre: Preconditions, run: (filter: Filter, unchanged: Parameters<typeof store.update>[2]) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
     const filter = await itemOf(caller, id, refused)
@@ -57,11 +64,7 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
     },
     groupFields: groups.fields,
     groups: (caller, raw) => runGroups(groups, raw, () => listFilter(context, caller.request, raw.filters), store.groups),
-    async get(caller, id, fields) {
-      const doc = await store.findOne(await itemOf(caller, id, () => context.notFound()), fields)
-      if (doc === undefined) throw context.notFound()
-      return doc
-    },
+    get: (caller, id, fields) => find(caller, id, () => context.notFound(), fields),
     async create(caller, body, pre) {
       if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
       await checkCreateInScope(context, caller.request, body)
@@ -73,6 +76,8 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       return write(caller, id, { after: doc, isKnown: replaced }, pre, (filter, unchanged) => store.replace(filter, doc, keepOnReplace, unchanged), notReplaced)
     },
     update(caller, id, body, pre) {
+      // A PATCH may set the identifier too: onto a reserved segment, the document could not be read again.
+      if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
       const changes = bodyWithoutId(body, id, options.identifierField)
       const isKnown = (field: string) => Object.hasOwn(changes, field)
       const set: DocChanges = { set: changes }
@@ -84,7 +89,7 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: (c: Caller, i: string) => this.get(c, i), write: this.replace! }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: (c: Caller, i: string) => find(c, i, notUpdated), write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

@@ -80,9 +80,8 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
       return answer
     },
     async get(caller, id, fields) {
-      const found = await items.get(await parentOf(caller), id)
-      if (found?.item === undefined) throw context.notFound()
-      return fields === undefined ? found.item : selectOf(found.item, fields)
+      const item = await itemOf(items, await parentOf(caller), id, () => context.notFound(), () => context.notFound())
+      return fields === undefined ? item : selectOf(item, fields)
     },
     async create(caller, body, pre) {
       const parent = await parentOf(caller)
@@ -102,7 +101,7 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
       if (!(await guardedWrite(unchanged, () => items.pull(parent, id, unchanged), stillThere(parent, id)))) await explainMiss(caller, notDeleted)
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey, read: (c: Caller, i: string) => this.get(c, i), write: overwrite }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey, read: async (c: Caller, i: string) => itemOf(items, await parentOf(c), i, () => context.notFound(), notUpdated), write: overwrite }, caller, id, type, patch, pre)
     },
   }
 }
@@ -133,6 +132,13 @@ function itemsOfParent(items: ArrayItems, parent: Filter, notFound: () => Error)
       if (empty) await checkParent()
     },
   }
+}
+
+/** The item `id` of the parent; a missing parent is `notFound`, a missing item `refused` (GET's not found, a patch's `notUpdated`). */
+async function itemOf(items: ArrayItems, parent: Filter, id: string, notFound: () => Error, refused: () => Error): Promise<WireDoc> {
+  const found = await items.get(parent, id)
+  if (found?.item === undefined) throw found === undefined ? notFound() : refused()
+  return found.item
 }
 
 function selectOf(item: WireDoc, fields: readonly string[]): WireDoc {

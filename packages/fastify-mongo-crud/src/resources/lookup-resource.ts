@@ -46,6 +46,13 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
     return { value, filter }
   }
 
+  /** The child of the path, or `refused` when there is none (GET's not found, a patch's `notUpdated`); a missing parent is not found. */
+  async function find(caller: Caller, id: string, refused: () => Error, fields?: readonly string[]): Promise<WireDoc> {
+    const doc = await store.findOne((await childOf(caller, id, refused)).filter, fields)
+    if (doc === undefined) throw refused()
+    return doc
+  }
+
   /** A replace or update: the body's `id` may repeat the path's, the foreign field comes from the path. */
   async function write(caller: Caller, id: string, body: WireDoc, pre: Preconditions, run: (filter: Filter, doc: WireDoc, unchanged: Snapshot | undefined) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
     const { value, children } = await link.parent(caller.request)
@@ -77,11 +84,7 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
       const filterOf = async () => allOf((await link.parent(caller.request)).children, parseFilter(raw.filters, filterContext))
       return runGroups(groups, raw, filterOf, store.groups)
     },
-    async get(caller, id, fields) {
-      const doc = await store.findOne((await childOf(caller, id, () => context.notFound())).filter, fields)
-      if (doc === undefined) throw context.notFound()
-      return doc
-    },
+    get: (caller, id, fields) => find(caller, id, () => context.notFound(), fields),
     async create(caller, body, pre) {
       const { value } = await link.parent(caller.request)
       return writeOrExplain(() => store.insert(link.body(body, value)), pre.createOnly === true ? exists : notCreated)
@@ -94,7 +97,7 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
       if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: (c: Caller, i: string) => this.get(c, i), write: this.replace! }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: (c: Caller, i: string) => find(c, i, notUpdated), write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

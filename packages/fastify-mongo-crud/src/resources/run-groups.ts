@@ -32,6 +32,8 @@ function answerOf(row: GroupRow, parsed: ParsedGroups): WireDoc {
     // Past 2^53 a sum of integers may have been rounded (in a double) or come back as a 64-bit integer
     // (which no JSON number holds exactly): refused either way, on every store alike.
     if (magnitude !== undefined && !(typeof magnitude === 'number' && magnitude <= Number.MAX_SAFE_INTEGER)) throw inexactSum(name)
+    // Any metric (a minimum or maximum of Longs included) that no JSON number holds: refused, never sent as text.
+    if (row.inexact[i]) throw inexactSum(name)
     answer[name] = row.values[i]
   })
   return answer

@@ -1,7 +1,11 @@
 import type { StoreChanges, StoredChange } from '../store/store.js'
 
-/** Changes one subscriber of the hub may have waiting (its populates slow it down): past it, its feed ends. */
-const MAX_QUEUED = 10_000
+/**
+ * Bytes of changes (their documents' JSON) one subscriber of the hub may have waiting, because its
+ * client reads slower than changes come (a burst of writes, a slow link, populates): past them, it
+ * leaves the hub and reads on from a change stream of its own (QueuedFeed).
+ */
+const MAX_QUEUED_BYTES = 1024 * 1024
 
 /**
  * One database change stream shared by the router's subscribers that start from now (those with a
@@ -11,19 +15,23 @@ const MAX_QUEUED = 10_000
  * acknowledged after its answer's status went out is missed.
  */
 export class EventHub {
-  readonly #open: () => StoreChanges
+  /** The collection's change stream from a resume token, or from now. */
+  readonly #open: (from: string | undefined) => StoreChanges
   #upstream: Upstream | undefined
 
-  constructor(open: () => StoreChanges) {
+  constructor(open: (from: string | undefined) => StoreChanges) {
     this.#open = open
   }
 
-  /** A feed of the changes from now on; rejects as the database refuses a change stream. */
-  async attach(): Promise<StoreChanges> {
+  /**
+   * A feed of the changes from now on; rejects as the database refuses a change stream. `fellBehind`
+   * is called if it leaves the hub for a stream of its own (QueuedFeed).
+   */
+  async attach(fellBehind: () => void = () => {}): Promise<StoreChanges> {
     for (;;) {
       let upstream = this.#upstream
       if (upstream === undefined) {
-        const started = new Upstream(this.#open(), () => {
+        const started = new Upstream(this.#open, () => {
           if (this.#upstream === started) this.#upstream = undefined
         })
         this.#upstream = started
@@ -31,7 +39,7 @@ export class EventHub {
       }
       await upstream.started
       // Its last subscriber may have left while this one waited: then another stream starts.
-      const feed = upstream.subscribe()
+      const feed = upstream.subscribe(fellBehind)
       if (feed !== undefined) return feed
     }
   }
@@ -39,16 +47,20 @@ export class EventHub {
 
 class Upstream {
   readonly started: Promise<void>
+  readonly #open: (from: string | undefined) => StoreChanges
   readonly #changes: StoreChanges
   readonly #feeds = new Set<QueuedFeed>()
   readonly #onStop: () => void
+  /** The size of each change some subscriber queued: measured once, whoever queues it after. */
+  readonly #sizes = new WeakMap<StoredChange, number>()
   #stopped = false
 
-  constructor(changes: StoreChanges, onStop: () => void) {
-    this.#changes = changes
+  constructor(open: (from: string | undefined) => StoreChanges, onStop: () => void) {
+    this.#open = open
+    this.#changes = open(undefined)
     this.#onStop = onStop
     // The first read tells a database without change streams; a change it finds predates every subscriber.
-    this.started = changes.tryNext().then(
+    this.started = this.#changes.tryNext().then(
       () => {
         void this.#pump()
       },
@@ -59,14 +71,29 @@ class Upstream {
     )
   }
 
-  subscribe(): QueuedFeed | undefined {
+  subscribe(fellBehind: () => void): QueuedFeed | undefined {
     if (this.#stopped) return undefined
-    const feed = new QueuedFeed(() => {
-      this.#feeds.delete(feed)
-      if (this.#feeds.size === 0) this.#stop()
+    const feed = new QueuedFeed({
+      leave: () => {
+        if (this.#feeds.delete(feed) && this.#feeds.size === 0) this.#stop()
+      },
+      resume: (after) => {
+        fellBehind()
+        return this.#open(after)
+      },
+      sizeOf: (change) => this.#sizeOf(change),
     })
     this.#feeds.add(feed)
     return feed
+  }
+
+  #sizeOf(change: StoredChange): number {
+    let size = this.#sizes.get(change)
+    if (size === undefined) {
+      size = jsonLength(change.after) + jsonLength(change.before)
+      this.#sizes.set(change, size)
+    }
+    return size
   }
 
   async #pump(): Promise<void> {
@@ -90,27 +117,51 @@ class Upstream {
   }
 }
 
-/** One subscriber's changes from the hub, read as its own change stream would be. */
+/** What a feed asks of the hub that handed it out. */
+interface HubLink {
+  /** Hands it no more changes (the hub's stream stops with its last subscriber). */
+  leave(): void
+  /** A change stream of its own, resumed right after `after` (its subscriber fell behind). */
+  resume(after: string): StoreChanges
+  sizeOf(change: StoredChange): number
+}
+
+/**
+ * One subscriber's changes from the hub, read as its own change stream would be. The hub hands each
+ * change to every subscriber at once; those its subscriber has not read yet wait here, up to
+ * MAX_QUEUED_BYTES. Past it, the feed leaves the hub for a change stream of its own, resumed right
+ * after the last change that waits here, and read once those are: the database keeps what a slow
+ * subscriber has not read, not the server, and the others are never held back for it.
+ */
 class QueuedFeed implements StoreChanges {
   readonly #queued: StoredChange[] = []
-  readonly #onClose: () => void
+  readonly #hub: HubLink
+  #queuedBytes = 0
+  /** Once it left the hub for falling behind: its own stream. */
+  #own: StoreChanges | undefined
   #waiter: { resolve: (change: StoredChange | undefined) => void, reject: (error: unknown) => void } | undefined
   #error: unknown
   #ended = false
   #closed = false
 
-  constructor(onClose: () => void) {
-    this.#onClose = onClose
+  constructor(hub: HubLink) {
+    this.#hub = hub
   }
 
   push(change: StoredChange): void {
-    if (this.#ended) return
+    if (this.#ended || this.#own !== undefined) return
     if (this.#waiter) {
       const { resolve } = this.#waiter
       this.#waiter = undefined
       resolve(change)
-    } else if (this.#queued.length >= MAX_QUEUED) this.end()
-    else this.#queued.push(change)
+      return
+    }
+    this.#queued.push(change)
+    this.#queuedBytes += this.#hub.sizeOf(change)
+    if (this.#queuedBytes > MAX_QUEUED_BYTES) {
+      this.#own = this.#hub.resume(change.token)
+      this.#hub.leave()
+    }
   }
 
   end(): void {
@@ -130,12 +181,13 @@ class QueuedFeed implements StoreChanges {
   }
 
   async tryNext(): Promise<StoredChange | undefined> {
-    return this.#queued.shift()
+    return this.#take() ?? (this.#closed ? undefined : this.#own?.tryNext())
   }
 
   next(): Promise<StoredChange | undefined> {
-    const ready = this.#queued.shift()
+    const ready = this.#take()
     if (ready !== undefined) return Promise.resolve(ready)
+    if (this.#own !== undefined && !this.#closed) return this.#own.next()
     if (this.#error !== undefined) return Promise.reject(this.#error)
     if (this.#ended) return Promise.resolve(undefined)
     return new Promise((resolve, reject) => {
@@ -147,6 +199,18 @@ class QueuedFeed implements StoreChanges {
     if (this.#closed) return
     this.#closed = true
     this.end()
-    this.#onClose()
+    this.#hub.leave()
+    await this.#own?.close()
   }
+
+  #take(): StoredChange | undefined {
+    const change = this.#queued.shift()
+    if (change !== undefined) this.#queuedBytes -= this.#hub.sizeOf(change)
+    return change
+  }
+}
+
+/** The length of a document's JSON, as an event would carry it (0 for none). */
+function jsonLength(doc: unknown): number {
+  return doc === undefined ? 0 : JSON.stringify(doc).length
 }

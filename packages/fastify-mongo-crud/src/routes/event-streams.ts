@@ -5,13 +5,6 @@ import { StreamGate } from './stream-gate.js'
 
 /** Subscribers of one router's `_events` at once, unless `maxStreams` says otherwise (docs/events.md). */
 export const DEFAULT_MAX_EVENT_STREAMS = 1000
-/** A comment line every this many milliseconds keeps proxies from closing a quiet stream. */
-export const HEARTBEAT_MS = 15_000
-/**
- * Bytes of events a subscriber may leave unread beyond what its socket holds: past it, it is
- * dropped (it reconnects with `Last-Event-ID` when it reads again), never buffered without bound.
- */
-export const EVENT_BUFFER_BYTES = 1024 * 1024
 
 /**
  * The `_events` streams of one router: the ceiling of their number (a StreamGate, as streamed lists
@@ -24,7 +17,7 @@ export class EventStreams {
   readonly hub: EventHub
   readonly #open = new Set<() => void>()
 
-  constructor(max: number, changes: () => StoreChanges) {
+  constructor(max: number, changes: (from: string | undefined) => StoreChanges) {
     this.gate = new StreamGate(max, 0)
     this.hub = new EventHub(changes)
   }
@@ -46,7 +39,7 @@ const byRouter = new WeakMap<RouterContext, EventStreams>()
 export function eventStreamsOf(context: RouterContext): EventStreams {
   let found = byRouter.get(context)
   if (!found) {
-    found = new EventStreams(context.options.maxStreams ?? DEFAULT_MAX_EVENT_STREAMS, () => context.store.changes(undefined))
+    found = new EventStreams(context.options.maxStreams ?? DEFAULT_MAX_EVENT_STREAMS, (from) => context.store.changes(from))
     byRouter.set(context, found)
   }
   return found

@@ -4,6 +4,7 @@ import { groupsHandler } from '../http/handlers.js'
 import type { ResolvedRouterOptions } from '../options.js'
 import type { GroupFields } from '../query/group-fields.js'
 import { groupsQuerySchema } from '../query/group-query.js'
+import { MAX_BY_FIELDS, MAX_METRICS } from '../query/parse-group-query.js'
 import type { Resource } from '../resources/resource.js'
 import { GROUPS_SEGMENT } from '../route-names.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
@@ -30,9 +31,11 @@ export function groupsRouteSchema(fields: GroupFields, options: Pick<ResolvedRou
   const fieldsSaid = listed.length === 0 ? '' : ` Fields: ${listed.join(', ')}${fields.complete ? '' : ', and the fields under open objects'}.`
   const querystring = {
     ...groupsQuerySchema,
+    // Lists travel as `by=city,role` (`by=city&by=role` is accepted too, see group-query.ts).
+    [DOCS_KEYWORD]: { style: 'form', explode: false },
     properties: {
-      by: { ...by, description: `${by.description}${fieldsSaid}` },
-      metrics: rest.metrics,
+      by: { ...by, description: `${by.description}${fieldsSaid}`, [DOCS_KEYWORD]: listDocs(fields, [...fields.listed.keys()], MAX_BY_FIELDS) },
+      metrics: { ...rest.metrics, [DOCS_KEYWORD]: listDocs(fields, metricNames(fields), MAX_METRICS) },
       filters: filtersIgnored ? { ...filters, [DOCS_KEYWORD]: { description: FILTERS_IGNORED } } : filters,
       sort_by,
       order_by: { ...rest.order_by, [DOCS_KEYWORD]: { pattern: undefined, enum: ['ASC', 'DESC'] } },
@@ -49,6 +52,22 @@ export function groupsRouteSchema(fields: GroupFields, options: Pick<ResolvedRou
     },
   }
   return { responses, extra: { querystring } }
+}
+
+/**
+ * How OpenAPI shows `by` and `metrics`: lists of the names they take, so that a typed client refuses a
+ * field that cannot be grouped or measured (openapi-typescript types them as arrays of those names).
+ * Where open objects leave names unlisted, lists of strings.
+ */
+function listDocs(fields: GroupFields, names: readonly string[], maxItems: number): Record<string, unknown> {
+  return { type: 'array', minLength: undefined, items: fields.complete ? { type: 'string', enum: names } : { type: 'string' }, minItems: 1, maxItems }
+}
+
+/** Every metric of the groupable fields: `count`, then `sum:` and `avg:` of a number field, `min:` and `max:` of any. */
+function metricNames(fields: GroupFields): string[] {
+  const names = ['count']
+  for (const [path, field] of fields.listed) names.push(...(field.numeric ? [`sum:${path}`, `avg:${path}`] : []), `min:${path}`, `max:${path}`)
+  return names
 }
 
 /** One group: the `by` fields (null for a missing value) and the metrics, with their types; each present as the request asks. */

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { refusalResponses } from '../docs/route-refusals.js'
 import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
@@ -113,13 +114,13 @@ export function buildRouterContext(
 function routeOptionsOf(options: ResolvedRouterOptions, name: RouteName, responses: Record<number, object>): ReturnType<RouterContext['routeOptions']> {
   const dependencies = options.dependencies[name]
   const scopedWrite = options.filterDependency !== undefined && SCOPED_WRITES.has(name)
-  const refused = [dependencies.length > 0 ? 'Refused by a dependency' : '', scopedWrite ? "The result would fall outside the caller's scope" : '']
   const security = routeSecurity([...dependencies, options.filterDependency])
   const schema: Record<string, unknown> = {
     tags: [...options.tags],
     ...(security === undefined ? {} : { security }),
     response: {
-      ...(refused.some(Boolean) ? { 403: { ...errorRef, description: refused.filter(Boolean).join('; or: ') } } : {}),
+      // What the dependencies refuse with (a token's 401...), and a scoped write's own 403.
+      ...refusalResponses(dependencies, scopedWrite ? { 403: "The result would fall outside the caller's scope" } : {}),
       // A create runs no query; every other route does, under the router's time limit.
       ...(options.maxTimeMS !== undefined && name !== 'CreateOne' ? { 503: { ...errorRef, description: 'The query exceeded its time limit (maxTimeMS)' } } : {}),
       ...responses,

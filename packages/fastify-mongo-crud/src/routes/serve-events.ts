@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
@@ -5,8 +6,10 @@ import type { Filter } from '../query/filter.js'
 import type { Resource } from '../resources/resource.js'
 import { DROP } from '../schema/fit-document.js'
 import type { StoreChanges, StoredChange, WireDoc } from '../store/store.js'
-import { EVENT_BUFFER_BYTES, type EventStreams, HEARTBEAT_MS } from './event-streams.js'
+import { EventHeartbeat } from './event-heartbeat.js'
+import type { EventStreams } from './event-streams.js'
 import { listFilter } from './list.js'
+import { Pacer } from './pacer.js'
 import type { Caller, RouterContext } from './router-context.js'
 
 /** What a subscriber refused for too many streams is told to wait before retrying, in seconds. */
@@ -21,8 +24,9 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  * subscriber sees is decided per change on the document after it (and before it, where the database
  * keeps pre-images): inside the scope and `filters`, it is shown through the output model; one that
  * leaves them arrives as `delete`, one that enters them as `create`. The stream reads the database's
- * change stream only as fast as it writes to its client; a client whose unread events pass
- * EVENT_BUFFER_BYTES is dropped.
+ * change stream only as fast as its client takes the events, so a backlog of any size (a reconnect's,
+ * a burst of writes) goes out at the client's pace; a client that stopped reading is dropped
+ * (event-heartbeat.ts).
  */
 export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
   let warned = false
@@ -30,6 +34,8 @@ export function eventsHandler(context: RouterContext, resource: Resource, stream
   const shown = new WeakMap<WireDoc, Promise<string | undefined>>()
   return async (request, reply) => {
     const view = await listFilter(context, request, (request.query as { filters?: string }).filters)
+    // A HEAD gets the feed's headers and no stream: its answer carries no body, so a stream would never send it.
+    if (request.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send()
     const from = lastEventId(request)
     const release = streams.gate.enter()
     if (release === undefined) {
@@ -40,7 +46,8 @@ export function eventsHandler(context: RouterContext, resource: Resource, stream
     let first: StoredChange | undefined
     try {
       // Read before the status goes out: a lost resume point or a database without change streams gets its own status.
-      changes = from === undefined ? await streams.hub.attach() : context.store.changes(from)
+      const fellBehind = () => request.log.info('event subscriber fell behind the shared change stream: it reads on from its own')
+      changes = from === undefined ? await streams.hub.attach(fellBehind) : context.store.changes(from)
       first = await changes.tryNext()
     } catch (error) {
       release()
@@ -67,7 +74,7 @@ interface Subscription {
   release: () => void
 }
 
-/** Writes the events of a subscription until its client leaves, falls too far behind, or the app closes. */
+/** Writes the events of a subscription until its client leaves, stops reading, or the app closes. */
 async function stream(request: FastifyRequest, reply: FastifyReply, subscription: Subscription): Promise<void> {
   const { changes, view, show, streams, release } = subscription
   const out = reply.raw
@@ -87,30 +94,59 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
     out.end()
   }
   const forget = streams.opened(end)
-  const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), HEARTBEAT_MS)
-  out.once('close', () => {
+  const heartbeat = new EventHeartbeat(out, () => {
+    request.log.info({ unsent: out.writableLength }, 'event subscriber dropped: it stopped reading')
+    out.destroy()
+  })
+  let closed = false
+  const close = () => {
+    if (closed) return
+    closed = true
     open = false
-    clearInterval(heartbeat)
+    heartbeat.stop()
     forget()
     release()
     void changes.close()
-  })
+  }
+  out.once('close', close)
+  // The client may have left while the feed was being opened (the driver's change stream takes a moment):
+  // its close was emitted before the listener, and the subscription would otherwise stay open for good.
+  if (out.destroyed || out.socket === null || out.socket.destroyed) close()
+  const pacer = new Pacer()
   try {
     for (let change = subscription.first ?? (await changes.next()); change !== undefined && open; change = await changes.next()) {
       const text = await eventOf(change, view, show)
-      if (text === undefined || !open) continue
-      out.write(text)
-      if (out.writableLength > EVENT_BUFFER_BYTES) {
-        request.log.info({ unread: out.writableLength }, 'event subscriber dropped: it stopped reading')
-        out.destroy()
-        return
-      }
+      // Once the connection holds a high-water mark's worth, the next change is read when it has taken
+      // it: the rest waits in the database, not here. (Written all at once, a backlog stayed in memory
+      // whole, and none of it left before the loop paused: a response's writes are held until then.)
+      if (text !== undefined && open && !out.write(text, heartbeat.taken)) await drained(out)
+      // Changes this subscriber may not see write nothing: a long run of them still lets others run.
+      await pacer.pace()
     }
     end()
   } catch (error) {
+    if (error instanceof StoreError && error.code === 'FMC_ERR_STORE_HISTORY_LOST') {
+      // It read slower than the database trims its log: reconnecting with Last-Event-ID, it is told 410.
+      request.log.info('event subscriber ended: the database no longer keeps the changes it has not read')
+      end()
+      return
+    }
     request.log.error({ err: error }, 'event stream failed after its status was sent; the response was cut short')
     out.destroy()
   }
+}
+
+/** Resolves once `out` has taken what it held (or closed). */
+function drained(out: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done)
+      out.off('close', done)
+      resolve()
+    }
+    out.on('drain', done)
+    out.on('close', done)
+  })
 }
 
 /**

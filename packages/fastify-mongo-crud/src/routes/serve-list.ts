@@ -4,6 +4,7 @@ import type { ListQuery } from '../query/list-query.js'
 import { DROP } from '../schema/fit-document.js'
 import type { DocumentFitter } from '../schema/fit-response.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
+import { ArrayBytes } from './array-bytes.js'
 import { Pacer } from './pacer.js'
 import type { Caller } from './router-context.js'
 import type { StreamGate } from './stream-gate.js'
@@ -11,18 +12,28 @@ import type { StreamGate } from './stream-gate.js'
 /** Pages up to this size are answered in one piece; larger or unbounded lists are streamed. */
 export const STREAM_ABOVE = 1000
 /**
- * Lists with populates are populated, fitted and serialized in batches of this many documents (each
- * may reference 1,000 others): what a large populated page holds at once is one batch's documents.
+ * Lists with populates are populated, fitted and serialized in batches of at most this many documents,
+ * read as they are shown: what a large populated page holds at once is one batch's documents.
  */
 const POPULATE_BATCH = 100
+/**
+ * A batch also ends once its documents reference this many others (the ids of their populated fields):
+ * a batch's populated documents are held until they are shown, and 100 documents naming 100 ids each
+ * made batches of 10,000. What eight such pages at once kept in flight outlived V8's young generation:
+ * most of what the populates made was promoted to the old one and piled up there as garbage, some
+ * 400 MB of it (bench/event-loop.ts; batches of 1,000 references: about 130 MB, of 500: about 90 MB).
+ */
+const POPULATE_REFERENCES = 500
 /** Streamed text leaves in chunks of about this many characters (a few documents, or one large one). */
 const STREAM_CHUNK_CHARS = 64 * 1024
+/** The same for populated lists, gathered as bytes (array-bytes.ts). */
+const STREAM_CHUNK_BYTES = STREAM_CHUNK_CHARS
 /**
- * A populated page whose text grows past this many characters is streamed from there on, as it is
+ * A populated page whose text grows past this many bytes is streamed from there on, as it is
  * populated, at the pace the client reads: holding the whole answer (a page of 1,000 documents
  * referencing 100 each is some 15 MB) for each request at once is what filled the memory.
  */
-const ONE_PIECE_CHARS = 1024 * 1024
+const ONE_PIECE_BYTES = 1024 * 1024
 /** What a client refused for too many streams is told to wait before retrying, in seconds. */
 const STREAM_RETRY_AFTER_S = 1
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -36,6 +47,8 @@ export interface ListPresenter {
   readonly collection: string
   /** Runs on each page or streamed batch before it is shown (populates: one query per field). */
   readonly populate?: ((docs: WireDoc[], caller: Caller) => Promise<WireDoc[]>) | undefined
+  /** With `populate`: how many references it reads for a document, which bound its batches. */
+  readonly references?: ((doc: WireDoc) => number) | undefined
   /** Fits a document to the output model, logging what does not fit; DROP when none of it can be served. */
   readonly fit: DocumentFitter
   /** Serializes one fitted document of the output model. */
@@ -57,43 +70,49 @@ export async function serveList(
   onPage?: (page: WireDoc[], reply: FastifyReply) => WireDoc[]
 ): Promise<FastifyReply> {
   if (query.limit !== undefined && query.limit <= STREAM_ABOVE) {
+    // Read through a cursor as it is populated, never held whole (1,000 documents naming 100 ids each hold
+    // 100,000). A page with a next page's Link (`onPage`) needs all of it before the headers go out.
+    if (presenter.populate !== undefined && onPage === undefined) return sendPopulatedPage(request, reply, source.list(query), presenter, streams.idleTimeoutMs)
     // `onPage` gets one document more than the page: whether it exists tells that another page follows.
     const read = await source.find(onPage === undefined ? query : { ...query, limit: query.limit + 1 })
     const page = onPage === undefined ? read : onPage(read, reply)
     if (presenter.populate === undefined) return reply.type(JSON_TYPE).send(`[${showAll(page, presenter, request)}]`)
-    return sendPopulatedPage(request, reply, showPopulated(page, presenter, request, reply), streams.idleTimeoutMs, presenter.collection)
+    return sendPopulatedPage(request, reply, page, presenter, streams.idleTimeoutMs)
   }
   return streamList(request, reply, source.list(query), presenter, streams)
 }
 
 /**
- * A populated page: in one piece while its text stays under ONE_PIECE_CHARS (a failure before then still
+ * A populated page: in one piece while its text stays under ONE_PIECE_BYTES (a failure before then still
  * gets its error status), streamed past it, each document shown when the client has taken the ones
- * before (a failure from then on cuts the answer short, as a streamed list's does).
+ * before (a failure from then on cuts the answer short, as a streamed list's does). The text held until
+ * then is kept as bytes (array-bytes.ts).
  */
-async function sendPopulatedPage(request: FastifyRequest, reply: FastifyReply, shown: AsyncGenerator<string>, idleTimeoutMs: number, collection: string): Promise<FastifyReply> {
-  let text = '['
+async function sendPopulatedPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  docs: WireDoc[] | AsyncIterable<WireDoc>,
+  presenter: ListPresenter,
+  idleTimeoutMs: number
+): Promise<FastifyReply> {
+  const shown = showPopulated(docs, presenter, request, reply)
+  // A reply closed before its stream is read never runs streamRest's finally: the page's cursor is closed here.
+  reply.raw.once('close', () => void shown.return(undefined))
+  const array = new ArrayBytes()
   for (let next = await shown.next(); next.done !== true; next = await shown.next()) {
-    text += text === '[' ? next.value : `,${next.value}`
-    if (text.length >= ONE_PIECE_CHARS) return reply.type(JSON_TYPE).send(Readable.from(streamRest(text, shown, request, reply, idleTimeoutMs, collection), { objectMode: false }))
+    array.add(next.value)
+    if (array.bytes >= ONE_PIECE_BYTES) return reply.type(JSON_TYPE).send(Readable.from(streamRest(array, shown, request, reply, idleTimeoutMs, presenter.collection), { objectMode: false }))
   }
-  return reply.type(JSON_TYPE).send(`${text}]`)
+  array.end()
+  return reply.type(JSON_TYPE).send(array.take())
 }
 
 /** The text shown so far, then the rest of the page in chunks, read no further ahead than the client. */
-async function* streamRest(head: string, shown: AsyncGenerator<string>, request: FastifyRequest, reply: FastifyReply, idleTimeoutMs: number, collection: string): AsyncGenerator<string> {
+async function* streamRest(array: ArrayBytes, shown: AsyncGenerator<string>, request: FastifyRequest, reply: FastifyReply, idleTimeoutMs: number, collection: string): AsyncGenerator<Buffer> {
   const idle = new IdleTimer(idleTimeoutMs, () => reply.raw.destroy())
   try {
-    yield* idle.around(head)
-    let text = ''
-    for await (const doc of shown) {
-      text += `,${doc}`
-      if (text.length >= STREAM_CHUNK_CHARS) {
-        yield* idle.around(text)
-        text = ''
-      }
-    }
-    yield* idle.around(`${text}]`)
+    yield* idle.around(array.take())
+    yield* populatedChunks(array, shown, idle)
   } catch (error) {
     request.log.error({ err: error, collection }, 'populated page failed after its status was sent; the response was cut short')
     throw error
@@ -115,22 +134,57 @@ function showAll(docs: readonly WireDoc[], presenter: ListPresenter, request: Fa
 }
 
 /**
- * Documents with populates, each yielded serialized (a dropped one is not): populated, fitted and
- * serialized a batch at a time, letting the event loop run between slices. It takes `docs` over: each
- * batch leaves the array when it is populated, so what is held at once is one batch's populated documents
- * and the documents not yet reached, never those already shown.
+ * Documents with populates, each yielded serialized (a dropped one is not): populated a batch at a time
+ * (`batches`), fitted and serialized letting the event loop run between slices. Documents are read as
+ * batches need them, and an array is taken over (each document leaves it as it is read): what is held
+ * at once is one batch's populated documents, and an array's documents not yet reached.
  */
-async function* showPopulated(docs: WireDoc[], presenter: ListPresenter, request: FastifyRequest, reply: FastifyReply): AsyncGenerator<string> {
+async function* showPopulated(docs: WireDoc[] | AsyncIterable<WireDoc>, presenter: ListPresenter, request: FastifyRequest, reply: FastifyReply): AsyncGenerator<string> {
   const populate = presenter.populate!
   const pacer = new Pacer()
-  while (docs.length > 0) {
-    const batch = await populate(docs.splice(0, POPULATE_BATCH), { request, reply })
-    for (let doc = batch.shift(); doc !== undefined; doc = batch.shift()) {
+  for await (const batch of batches(Array.isArray(docs) ? takeAll(docs) : docs, presenter.references)) {
+    const populated = await populate(batch, { request, reply })
+    for (let doc = populated.shift(); doc !== undefined; doc = populated.shift()) {
       const shown = showAll([doc], presenter, request)
       if (shown !== '') yield shown
       await pacer.pace()
     }
   }
+}
+
+/** `docs` in batches of at most POPULATE_BATCH documents, each closed once it references POPULATE_REFERENCES others. */
+async function* batches(docs: Iterable<WireDoc> | AsyncIterable<WireDoc>, references: ListPresenter['references']): AsyncGenerator<WireDoc[]> {
+  let batch: WireDoc[] = []
+  let referenced = 0
+  for await (const doc of docs) {
+    batch.push(doc)
+    referenced += references?.(doc) ?? 0
+    if (batch.length < POPULATE_BATCH && referenced < POPULATE_REFERENCES) continue
+    yield batch
+    batch = []
+    referenced = 0
+  }
+  if (batch.length > 0) yield batch
+}
+
+/** The documents of an array, each removed from it as it is read. */
+function* takeAll(docs: WireDoc[]): Generator<WireDoc> {
+  for (let doc = docs.shift(); doc !== undefined; doc = docs.shift()) yield doc
+}
+
+/** The rest of a populated array: each document added to `array` as it is shown, sent in chunks, then `]`. */
+async function* populatedChunks(array: ArrayBytes, shown: AsyncIterable<string>, idle: IdleTimer): AsyncGenerator<Buffer> {
+  for await (const doc of shown) {
+    array.add(doc)
+    if (array.bytes >= STREAM_CHUNK_BYTES) yield* idle.around(array.take())
+  }
+  array.end()
+  yield* idle.around(array.take())
+}
+
+/** The documents of a cursor whose first step was already taken. */
+async function* fromHead(head: IteratorResult<WireDoc>, iterator: AsyncIterator<WireDoc>): AsyncGenerator<WireDoc> {
+  for (let next = head; next.done !== true; next = await iterator.next()) yield next.value
 }
 
 /**
@@ -172,43 +226,30 @@ async function streamList(
     throw error
   }
   const idle = new IdleTimer(streams.idleTimeoutMs, () => reply.raw.destroy())
-  async function* chunks(): AsyncGenerator<string> {
+  async function* chunks(): AsyncGenerator<string | Buffer> {
     started = true
     let text = '['
     let first = true
-    const batch: WireDoc[] = []
-    const populate = presenter.populate
     function add(shown: string): void {
       if (shown === '') return
       text += first ? shown : `,${shown}`
       first = false
     }
-    /** The text so far once it makes a chunk: within a populated batch too, so it leaves as it is shown. */
+    /** The text so far once it makes a chunk. */
     function* whenFull(): Generator<string> {
       if (text.length < STREAM_CHUNK_CHARS) return
       yield* idle.around(text)
       text = ''
     }
     try {
-      for (let next = head; next.done !== true; next = await iterator.next()) {
-        if (populate === undefined) add(showAll([next.value], presenter, request))
-        else {
-          // Populates run once per batch, with one query per field (and per 5,000 ids).
-          batch.push(next.value)
-          if (batch.length >= POPULATE_BATCH) {
-            for await (const shown of showPopulated(batch.splice(0), presenter, request, reply)) {
-              add(shown)
-              yield* whenFull()
-            }
-          }
-        }
-        yield* whenFull()
+      if (presenter.populate !== undefined) {
+        // Populates run once per batch, with one query per field (and per 5,000 ids).
+        yield* populatedChunks(new ArrayBytes(), showPopulated(fromHead(head, iterator), presenter, request, reply), idle)
+        return
       }
-      if (batch.length > 0 && populate !== undefined) {
-        for await (const shown of showPopulated(batch.splice(0), presenter, request, reply)) {
-          add(shown)
-          yield* whenFull()
-        }
+      for (let next = head; next.done !== true; next = await iterator.next()) {
+        add(showAll([next.value], presenter, request))
+        yield* whenFull()
       }
       yield* idle.around(`${text}]`)
     } catch (error) {
@@ -235,7 +276,7 @@ class IdleTimer {
   }
 
   /** Yields `chunk`, counting only the time until the consumer asks for more (not our own reads). */
-  *around(chunk: string): Generator<string> {
+  *around<T extends string | Buffer>(chunk: T): Generator<T> {
     this.#timer = setTimeout(this.#onIdle, this.#ms)
     try {
       yield chunk

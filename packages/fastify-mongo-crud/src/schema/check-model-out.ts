@@ -1,3 +1,4 @@
+import { didYouMean } from '../did-you-mean.js'
 import type { MongoModelSchema } from '../models.js'
 
 type JsonSchema = Record<string, unknown>
@@ -25,7 +26,7 @@ function checkObject(model: JsonSchema, out: JsonSchema, path: string, populated
     const modelField = modelFields[name]
     if (modelField === undefined) {
       if (open) continue
-      return `'${field}' is not a field of the model`
+      return `'${field}' is not a field of the model${didYouMean(name, Object.keys(modelFields))}`
     }
     if (path === '' && populated.has(name)) continue
     const mismatch = checkField(asSchema(modelField), asSchema(outField), field, populated)

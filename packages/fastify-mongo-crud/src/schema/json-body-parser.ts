@@ -36,7 +36,7 @@ function parseJson(request: FastifyRequest, body: string | Buffer, done: (error:
   // validation issues would not fit its error schema. An empty body there is no body at all.
   const takesBody = request.routeOptions.schema?.body !== undefined
   if (text.trim() === '') {
-    done(takesBody ? invalidBody([{ loc: ['body'], msg: 'Field required', type: 'missing' }]) : null, undefined)
+    done(takesBody ? missingBody() : null, undefined)
     return
   }
   try {
@@ -46,3 +46,6 @@ function parseJson(request: FastifyRequest, body: string | Buffer, done: (error:
     done(takesBody ? invalidBody([{ loc: ['body'], msg: message, type: 'json_invalid' }]) : new HTTPException(422, `body: ${message}`, 'FMC_ERR_VALIDATION'), undefined)
   }
 }
+
+/** A route that takes a body received none (an empty one): 422, as FastAPI answers a missing body. */
+export const missingBody = () => invalidBody([{ loc: ['body'], msg: 'Field required', type: 'missing' }])

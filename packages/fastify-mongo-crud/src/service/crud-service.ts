@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { appRegistry } from '../app-registry.js'
+import { didYouMean } from '../did-you-mean.js'
 import { SetupError } from '../errors.js'
 import type { InModel, OutModel, Static } from '../models.js'
 
@@ -91,7 +92,7 @@ export function crudService<M extends InModel = InModel, O extends OutModel | un
   const { found, names } = appRegistry(app).service(name)
   if (found === undefined) {
     const known = names.length === 0 ? 'no router is registered yet (await app.register(CRUDRouter, ...) first)' : `the routers are named ${names.map((n) => `'${n}'`).join(', ')}`
-    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `crudService: no router named '${name}': ${known}`)
+    throw new SetupError('FMC_ERR_OPTIONS_INVALID', `crudService: no router named '${name}': ${known}${didYouMean(name, names)}`)
   }
   const registered = found as RegisteredService
   if (models !== undefined && (models.model !== registered.model || (models.modelOut ?? undefined) !== registered.modelOut)) {

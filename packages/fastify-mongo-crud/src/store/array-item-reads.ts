@@ -14,7 +14,7 @@ export function arrayItemReads(context: ArrayItemsContext): ArrayItemReads {
   const { collection, timeLimit, parentFilter } = context
   return {
     find: (parent, query) => translating(async () => (await collection.aggregate(itemsPipeline(parent, query, context), timeLimit).toArray()).map(toWire)),
-    list: (parent, query) => translatingCursor(collection.aggregate(itemsPipeline(parent, query, context), timeLimit), toWire),
+    list: (parent, query) => translatingCursor(() => collection.aggregate(itemsPipeline(parent, query, context), timeLimit), toWire),
     groups: (parent, query) =>
       translating(async () => {
         const pipeline = [...itemsPipeline(parent, { filter: query.filter, skip: 0 }, context), ...groupStages(query, context.shapes.item)]

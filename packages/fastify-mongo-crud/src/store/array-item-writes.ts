@@ -2,7 +2,7 @@ import type { ArrayItemsContext } from './array-items-context.js'
 import { toStored, toWire } from './codec.js'
 import { whileItemUnchanged } from './compare-and-swap.js'
 import type { Document } from './driver-db.js'
-import { translating } from './map-driver-error.js'
+import { translatingWrite } from './map-driver-error.js'
 import type { ArrayItems } from './store.js'
 import { updateOrRead } from './update-or-read.js'
 
@@ -12,7 +12,7 @@ type ArrayItemWrites = Pick<ArrayItems, 'push' | 'update' | 'replace' | 'pull'>
 export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, itemsIn, oid, parentFilter }: ArrayItemsContext): ArrayItemWrites {
   return {
     push: (parent, item) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const stored = toStored(item, shapes.item, ids) as Document
         // Ids the server chooses cannot be guessed, so no client can plant an item at the next one.
         if (stored['_id'] === undefined) stored['_id'] = ids.fresh()
@@ -22,7 +22,7 @@ export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, ite
         return result.matchedCount === 1 ? toWire(stored) : undefined
       }),
     update: (parent, itemId, changes, unchanged = undefined) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const id = oid(itemId)
         if (id === undefined) return undefined
         const set: Document = {}
@@ -37,7 +37,7 @@ export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, ite
         return item === undefined ? undefined : toWire(item)
       }),
     replace: (parent, itemId, item, unchanged = undefined) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const id = oid(itemId)
         if (id === undefined) return undefined
         const { _id: _ignored, ...fields } = toStored(item, shapes.item, ids) as Document
@@ -49,7 +49,7 @@ export function arrayItemWrites({ collection, field, shapes, ids, timeLimit, ite
         return found === undefined ? undefined : toWire(found)
       }),
     pull: (parent, itemId, unchanged = undefined) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const id = oid(itemId)
         if (id === undefined) return false
         const filter = whileItemUnchanged({ ...parentFilter(parent), [`${field}._id`]: id }, field, unchanged)

@@ -13,7 +13,7 @@ type CollectionReads = Pick<CollectionStore, 'list' | 'find' | 'count' | 'groups
 export function collectionReads(context: CollectionContext): CollectionReads {
   const { collection, ids, timeLimit, mongoFilter, projection, shape } = context
   return {
-    list: (query) => translatingCursor(collection.find(mongoFilter(query.filter), findOptions(query, context)), toWire),
+    list: (query) => translatingCursor(() => collection.find(mongoFilter(query.filter), findOptions(query, context)), toWire),
     find: (query) => translating(() => readAll(collection.find(mongoFilter(query.filter), findOptions(query, context)))),
     count: (filter) => translating(() => collection.countDocuments(mongoFilter(filter), timeLimit)),
     groups: (query) =>

@@ -3,7 +3,7 @@ import type { CollectionContext } from './collection-context.js'
 import { whileUnchanged } from './compare-and-swap.js'
 import type { Document } from './driver-db.js'
 import { insertDocument } from './insert-document.js'
-import { translating } from './map-driver-error.js'
+import { translating, translatingWrite } from './map-driver-error.js'
 import type { CollectionStore } from './store.js'
 import { updateOrRead } from './update-or-read.js'
 
@@ -13,9 +13,9 @@ type CollectionWrites = Pick<CollectionStore, 'insert' | 'replace' | 'update' | 
 export function collectionWrites({ collection, shape, ids, timeLimit, stored, mongoFilter }: CollectionContext): CollectionWrites {
   const modelFields = shape.kind === 'object' ? [...shape.fields.keys()] : []
   return {
-    insert: (doc) => translating(() => insertDocument(collection, stored(doc), ids)),
+    insert: (doc) => translatingWrite(() => insertDocument(collection, stored(doc), ids)),
     replace: (filter, doc, keep = [], unchanged = undefined) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const { _id: _ignored, ...replacement } = stored(doc)
         const selected = whileUnchanged(mongoFilter(filter), unchanged)
         // Set what was sent and unset the model's other fields, in one atomic update: fields the model
@@ -28,7 +28,7 @@ export function collectionWrites({ collection, shape, ids, timeLimit, stored, mo
         return after === null ? undefined : toWire(after)
       }),
     update: (filter, changes, unchanged = undefined) =>
-      translating(async () => {
+      translatingWrite(async () => {
         const update: Document = {}
         const set = stored(changes.set)
         delete set['_id']
@@ -42,8 +42,8 @@ export function collectionWrites({ collection, shape, ids, timeLimit, stored, mo
         return after === null ? undefined : toWire(after)
       }),
     remove: (filter, unchanged = undefined) =>
-      translating(async () => (await collection.deleteOne(whileUnchanged(mongoFilter(filter), unchanged), timeLimit)).deletedCount === 1),
-    removeMany: (filter) => translating(async () => (await collection.deleteMany(mongoFilter(filter), timeLimit)).deletedCount),
+      translatingWrite(async () => (await collection.deleteOne(whileUnchanged(mongoFilter(filter), unchanged), timeLimit)).deletedCount === 1),
+    removeMany: (filter) => translatingWrite(async () => (await collection.deleteMany(mongoFilter(filter), timeLimit)).deletedCount),
     ensureIndex: (index) =>
       translating(async () => {
         await collection.createIndex({ ...index.key }, { unique: index.unique, ...(index.name === undefined ? {} : { name: index.name }) })

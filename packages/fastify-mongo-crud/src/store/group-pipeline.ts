@@ -61,5 +61,13 @@ export function groupRow(doc: Document, query: GroupQuery): GroupRow {
     keys: query.by.length === 1 ? [id] : query.by.map((_, i) => (id as Record<string, unknown> | null)?.[`k${i}`] ?? null),
     values: query.metrics.map((_, i) => wire[`m${i}`] ?? null),
     magnitudes: query.metrics.map((_, i) => wire[`a${i}`]),
+    // A number of a BSON type (a Long, a Decimal128: stored by another client, or a sum of them) whose wire
+    // form is not a number holds more than a JSON number can.
+    inexact: query.metrics.map((_, i) => isBsonNumber(doc[`m${i}`]) && typeof wire[`m${i}`] !== 'number'),
   }
+}
+
+function isBsonNumber(value: unknown): boolean {
+  const type = typeof value === 'object' && value !== null ? (value as { _bsontype?: unknown })._bsontype : undefined
+  return type === 'Long' || type === 'Decimal128' || type === 'Int32' || type === 'Double'
 }

@@ -1,5 +1,6 @@
 import { StoreError } from '../errors.js'
 import type { Document, DriverCursor } from './driver-db.js'
+import { asUnavailable, hasLabel } from './store-unavailable.js'
 
 /** Driver / engine error codes we answer on purpose; everything else propagates unchanged (a 500). */
 const DUPLICATE_KEY = 11000
@@ -15,8 +16,12 @@ const TEMPORARILY_UNAVAILABLE = 365
 /** OutOfDiskSpace: the database had no room to store a write (a full disk); nothing of it was stored. */
 const OUT_OF_DISK_SPACE = 14031
 
-function mapDriverError(error: unknown): unknown {
+function mapDriverError(error: unknown, operation: 'read' | 'write'): unknown {
   if (typeof error !== 'object' || error === null) return error
+  // Inside a transaction (an atomic batch) the driver's `withTransaction` runs it again: it stays its own.
+  if (hasLabel(error, 'TransientTransactionError')) return error
+  const unavailable = asUnavailable(error, operation)
+  if (unavailable !== undefined) return unavailable
   const code = (error as { code?: unknown }).code
   const message = (error as { message?: unknown }).message
   if (code === DUPLICATE_KEY) return new StoreError('FMC_ERR_STORE_DUPLICATE', 'Duplicate key', { cause: error })
@@ -34,22 +39,37 @@ function mapDriverError(error: unknown): unknown {
   return error
 }
 
-/** Runs a store operation, translating engine errors at the boundary. */
+/** Runs a store read, translating engine errors at the boundary. */
 export async function translating<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation()
   } catch (error) {
-    throw mapDriverError(error)
+    throw mapDriverError(error, 'read')
   }
 }
 
-/** Yields a cursor's documents as `convert` makes them, translating engine errors; the cursor is closed however the loop ends. */
-export async function* translatingCursor<T>(cursor: DriverCursor, convert: (doc: Document) => T): AsyncGenerator<T> {
+/** Runs a store write, translating engine errors at the boundary: one cut off on its way tells its outcome is unknown. */
+export async function translatingWrite<T>(operation: () => Promise<T>): Promise<T> {
   try {
+    return await operation()
+  } catch (error) {
+    throw mapDriverError(error, 'write')
+  }
+}
+
+/**
+ * Yields the documents of the cursor `open` makes as `convert` makes them, translating engine errors;
+ * the cursor is closed however the loop ends. Opened inside: a closed engine refuses at once, where
+ * the driver's cursor only fails on its first read.
+ */
+export async function* translatingCursor<T>(open: () => DriverCursor, convert: (doc: Document) => T): AsyncGenerator<T> {
+  let cursor: DriverCursor | undefined
+  try {
+    cursor = open()
     for await (const doc of cursor) yield convert(doc)
   } catch (error) {
-    throw mapDriverError(error)
+    throw mapDriverError(error, 'read')
   } finally {
-    await cursor.close()
+    await cursor?.close()
   }
 }

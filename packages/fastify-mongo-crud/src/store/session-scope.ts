@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Document, DriverCollection, DriverDb, DriverSession } from './driver-db.js'
+import { asUnavailable } from './store-unavailable.js'
 
 /**
  * The session of the transaction the current operation runs in (an atomic batch), if any. Every
@@ -56,14 +57,23 @@ export function sessionBound(db: DriverDb, collection: DriverCollection): Driver
 export async function inTransaction<T>(db: DriverDb, fn: () => Promise<T>): Promise<T> {
   const client = db.client
   if (client === undefined) throw new TransactionsUnavailable('the database handle has no client to start a session with')
-  const session = client.startSession()
+  let session: DriverSession
+  try {
+    session = client.startSession()
+  } catch (error) {
+    // A closed client or engine refuses a session before anything is sent.
+    throw asUnavailable(error, 'read') ?? error
+  }
   try {
     return await session.withTransaction(() => current.run({ session, client }, fn))
   } catch (error) {
     if (isStandaloneRefusal(error)) throw new TransactionsUnavailable('the database is a standalone MongoDB server, which has no transactions', { cause: error })
-    throw error
+    // What the driver's retries let out: a commit cut off (whether it applied is unknown), or an
+    // operation's connection lost on the last attempt. Errors of the operations are already translated.
+    throw asUnavailable(error, 'write') ?? error
   } finally {
-    await session.endSession()
+    // Ending a session is bookkeeping: a database out of reach must not replace the answer.
+    await session.endSession().catch(() => undefined)
   }
 }
 

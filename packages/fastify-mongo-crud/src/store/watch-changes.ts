@@ -2,6 +2,7 @@ import { StoreError } from '../errors.js'
 import { toWire } from './codec.js'
 import type { Document, DriverChangeStream, DriverCollection } from './driver-db.js'
 import type { StoreChanges, StoredChange } from './store.js'
+import { asUnavailable } from './store-unavailable.js'
 
 /** ChangeStreamHistoryLost; ChangeStreamFatalError (a token from elsewhere); a server that is no replica set. */
 const HISTORY_LOST = 286
@@ -69,7 +70,7 @@ function mapWatchError(error: unknown): unknown {
   if ((typeof code === 'number' && NOT_A_REPLICA_SET.has(code)) || /only supported on replica sets/i.test(message)) {
     return new StoreError('FMC_ERR_STORE_NO_CHANGE_STREAMS', message, { cause: error })
   }
-  return error
+  return asUnavailable(error, 'read') ?? error
 }
 
 /** A stream closed under a waiting read (the subscriber left, the app or the database closed): the feed just ends. */

@@ -33,14 +33,10 @@ const drop: CommandHandler = async (command, context) => {
 }
 
 const dropDatabase: CommandHandler = async (_command, context) => {
+  // As mongod: `admin` holds the users (and dropping it would drop them behind the server's back).
+  if (context.dbName === 'admin') throw new WireError(20, 'IllegalOperation', "Dropping the 'admin' database is prohibited.")
   await context.db.dropDatabase()
   return { dropped: context.dbName, ok: 1 }
 }
 
-const listDatabases: CommandHandler = (command, context) => {
-  const names = context.engine.listDatabaseNames().sort()
-  const databases = command['nameOnly'] === true ? names.map((name) => ({ name })) : names.map((name) => ({ name, sizeOnDisk: 0, empty: false }))
-  return { databases, totalSize: 0, totalSizeMb: 0, ok: 1 }
-}
-
-export const COLLECTION_COMMANDS: Record<string, CommandHandler> = { listCollections, create, drop, dropDatabase, listDatabases }
+export const COLLECTION_COMMANDS: Record<string, CommandHandler> = { listCollections, create, drop, dropDatabase }

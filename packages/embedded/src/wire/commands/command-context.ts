@@ -1,7 +1,9 @@
 import type { Document } from '../../document.js'
 import type { EmbeddedCollection } from '../../embedded-collection.js'
 import type { EmbeddedDb } from '../../embedded-db.js'
+import type { Security } from '../auth/authorize.js'
 import type { CursorRegistry } from '../cursor-registry.js'
+import type { Peer, ServerActivity } from '../server-activity.js'
 import { badValue, invalidNamespace, typeMismatch } from '../wire-error.js'
 
 /** What a command handler works with. */
@@ -14,6 +16,20 @@ export interface CommandContext {
   cursors: CursorRegistry
   connectionId: number
   maxMessageBytes: number
+  /** The connection the command came on: who is logged in on it. */
+  peer: Peer
+  server: ServerInfo
+}
+
+/** The server as the commands that describe it see it (serverStatus, currentOp, the user commands). */
+export interface ServerInfo {
+  security: Security
+  activity: ServerActivity
+  /** `host:port` the server listens on, as `serverStatus` and explain's `serverInfo` name it. */
+  address: string
+  maxConnections: number
+  /** How connections are encrypted: `disabled` or `requireTLS`. */
+  tlsMode: 'disabled' | 'requireTLS'
 }
 
 export type CommandHandler = (command: Document, context: CommandContext) => Promise<Document> | Document

@@ -1,3 +1,4 @@
+import { AS_HELD } from '../../bson/value-form.js'
 import { typeMismatch } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
 import { type CommandHandler, optionalCount, optionalDocument, targetCollection } from './command-context.js'
@@ -8,7 +9,8 @@ const distinct: CommandHandler = async (command, context) => {
   const key = command['key']
   if (typeof key !== 'string' || key === '') throw typeMismatch("'key' must be a non-empty string")
   const maxTimeMS = optionalCount(command, 'maxTimeMS')
-  const options = { collation: optionalCollation(command), ...(maxTimeMS ? { maxTimeMS } : {}) }
+  // Values as the engine holds them, each numeric type kept (value-form.ts).
+  const options = { collation: optionalCollation(command), ...(maxTimeMS ? { maxTimeMS } : {}), [AS_HELD]: true as const }
   return { values: await collection.distinct(key, optionalDocument(command, 'query') ?? {}, options), ok: 1 }
 }
 

@@ -1,3 +1,4 @@
+import { AS_HELD } from '../../bson/value-form.js'
 import type { Document } from '../../document.js'
 import type { FindOneAndOptions, ModifyResult } from '../../embedded-collection.js'
 import { failedToParse } from '../wire-error.js'
@@ -26,6 +27,8 @@ const findAndModify: CommandHandler = async (command, context) => {
     includeResultMetadata: true,
     // Checked (a document of valid names) and evaluated by the engine.
     let: command['let'] as Document | undefined,
+    // The document as the engine holds it, each numeric type kept (value-form.ts).
+    [AS_HELD]: true,
   } as const
   let result: ModifyResult
   if (remove) result = await collection.findOneAndDelete(filter, options)

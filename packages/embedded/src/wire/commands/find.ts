@@ -1,5 +1,6 @@
 import { Long } from 'mongodb'
 import { AS_STORED, StoredBytes, type StoredFindOptions } from '../../bson/stored-bytes.js'
+import { AS_HELD } from '../../bson/value-form.js'
 import type { Document, FindOptions } from '../../document.js'
 import { EmbeddedCollection } from '../../embedded-collection.js'
 import { changeStreamGetMore } from '../change-stream-cursors.js'
@@ -18,7 +19,7 @@ import {
 } from './command-context.js'
 
 /** `skip`, `limit` (a negative limit means the same count) and `maxTimeMS`, shared by find and count. */
-function pageOptions(command: Document): { skip?: number, limit?: number, maxTimeMS?: number } {
+export function pageOptions(command: Document): { skip?: number, limit?: number, maxTimeMS?: number } {
   const options: { skip?: number, limit?: number, maxTimeMS?: number } = {}
   const skip = optionalCount(command, 'skip')
   if (skip) options.skip = skip
@@ -29,10 +30,9 @@ function pageOptions(command: Document): { skip?: number, limit?: number, maxTim
   return options
 }
 
-/** find: options map onto the engine's find; the first batch comes back with a cursor id. */
-const find: CommandHandler = async (command, context) => {
+/** A find command's filter, and its options as the engine's find takes them (explain reads them too). */
+export function findRequest(command: Document): { filter: Document, options: FindOptions } {
   refuseOptions(command, ['min', 'max', 'returnKey', 'showRecordId', 'tailable', 'awaitData'])
-  const collection = targetCollection(command, 'find', context)
   const options: FindOptions = {}
   // A client's sort document as sent: the engine refuses orders other than 1 and -1 (BadValue).
   const sort = optionalDocument(command, 'sort')
@@ -42,20 +42,29 @@ const find: CommandHandler = async (command, context) => {
   Object.assign(options, pageOptions(command))
   if (command['let'] !== undefined && command['let'] !== null) options.let = command['let'] as Document
   options.collation = optionalCollation(command)
+  return { filter: optionalDocument(command, 'filter') ?? {}, options }
+}
+
+/** find: options map onto the engine's find; the first batch comes back with a cursor id. */
+const find: CommandHandler = async (command, context) => {
+  const { filter, options } = findRequest(command)
+  const collection = targetCollection(command, 'find', context)
+  const projection = options.projection
   const limit = optionalNumber(command, 'limit')
   const single = command['singleBatch'] === true || (limit !== undefined && limit < 0)
-  const filter = optionalDocument(command, 'filter') ?? {}
   const ns = `${context.dbName}.${collection.collectionName}`
+  // Documents as the engine holds them, each numeric type kept (value-form.ts), when they are not sent as stored.
+  const held = { [AS_HELD]: true } as const
   if (single && isPlainFindOne(options, command)) {
     // The driver's findOne (limit 1, one batch): the engine's findOne, which reads an `_id` from its
     // key, without a cursor to open and close.
     const stored = EmbeddedCollection.storedPointOf(collection, filter)
     if (stored !== undefined) return storedBatchReply('firstBatch', stored === null ? [] : [new StoredBytes(stored)], Long.ZERO, ns)
-    const doc = await collection.findOne(filter)
+    const doc = await collection.findOne(filter, held)
     return { cursor: { firstBatch: doc === null ? [] : [doc], id: Long.ZERO, ns }, ok: 1 }
   }
   // Without a projection, the documents go out as they are stored (stored-batch-reply.ts).
-  const stored: StoredFindOptions = projection ? options : { ...options, [AS_STORED]: true }
+  const stored: StoredFindOptions = projection ? { ...options, ...held } : { ...options, [AS_STORED]: true }
   return firstBatch(context, ns, collection.find(filter, stored), command, single)
 }
 

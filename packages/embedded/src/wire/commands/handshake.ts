@@ -1,9 +1,12 @@
 import { MAX_BSON_SIZE } from '../../bson/bson-codec.js'
-import type { Document } from '../../document.js'
+import { type Document, isNonArrayObject } from '../../document.js'
+import { rolesOf } from '../auth/authorize.js'
+import { privilegesOf } from '../auth/roles.js'
+import { speculativeAuthenticate, supportedMechanisms } from './authentication.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
 /** The MongoDB release whose wire protocol the server speaks (wire version 21 is MongoDB 7.0). */
-const SERVER_VERSION = '7.0.0'
+export const SERVER_VERSION = '7.0.0'
 const MAX_WIRE_VERSION = 21
 const MAX_WRITE_BATCH_SIZE = 100_000
 
@@ -17,6 +20,12 @@ function hello(legacy: boolean): CommandHandler {
   return (command: Document, context: CommandContext) => {
     const reply: Document = legacy ? { ismaster: true } : { isWritablePrimary: true }
     if (command['helloOk'] === true) reply['helloOk'] = true
+    if (isNonArrayObject(command['client'])) context.peer.clientMetadata ??= command['client']
+    // Authentication rides on the handshake: which mechanisms the user has, and the first SCRAM step.
+    const mechanisms = supportedMechanisms(command, context)
+    if (mechanisms !== undefined) reply['saslSupportedMechs'] = mechanisms
+    const speculative = speculativeAuthenticate(command, context)
+    if (speculative !== undefined) reply['speculativeAuthenticate'] = speculative
     return {
       ...reply,
       maxBsonObjectSize: MAX_BSON_SIZE,
@@ -47,6 +56,15 @@ function buildInfo(): Document {
   }
 }
 
+/** Who the connection is logged in as, and with `showPrivileges` what it may do (Compass reads them to list what to show). */
+function connectionStatus(command: Document, context: CommandContext): Document {
+  const user = context.peer.auth.user
+  const roles = user === undefined ? [] : rolesOf(context.server.security, context.peer)
+  const authInfo: Document = { authenticatedUsers: user === undefined ? [] : [user], authenticatedUserRoles: roles.map(({ role, db }) => ({ role, db })) }
+  if (command['showPrivileges'] === true) authInfo['authenticatedUserPrivileges'] = privilegesOf(roles)
+  return { authInfo, ok: 1 }
+}
+
 /** Commands clients send while connecting or as diagnostics, with answers that keep them quiet. */
 export const HANDSHAKE_COMMANDS: Record<string, CommandHandler> = {
   hello: hello(false),
@@ -59,7 +77,7 @@ export const HANDSHAKE_COMMANDS: Record<string, CommandHandler> = {
   getParameter: (command) => (command['featureCompatibilityVersion'] ? { featureCompatibilityVersion: { version: '7.0' }, ok: 1 } : { ok: 1 }),
   getLog: () => ({ totalLinesWritten: 0, log: [], ok: 1 }),
   getCmdLineOpts: () => ({ argv: ['fastify-mongo-crud', 'db'], parsed: {}, ok: 1 }),
-  connectionStatus: () => ({ authInfo: { authenticatedUsers: [], authenticatedUserRoles: [] }, ok: 1 }),
+  connectionStatus,
   whatsmyuri: (_command, context) => ({ you: `connection ${context.connectionId}`, ok: 1 }),
   hostInfo: () => ({ system: { currentTime: new Date(), hostname: 'localhost' }, os: {}, extra: {}, ok: 1 }),
 }

@@ -1,5 +1,6 @@
 import type { Document } from '../../document.js'
 import type { EmbeddedCollection } from '../../embedded-collection.js'
+import { isNumericObject } from '../../numbers/numeric-type.js'
 import { badValue, indexNotFound, namespaceNotFound, typeMismatch } from '../wire-error.js'
 import { type CommandContext, type CommandHandler, requiredArray, targetCollection } from './command-context.js'
 import { firstBatch } from './find.js'
@@ -17,13 +18,19 @@ const createIndexes: CommandHandler = async (command, context) => {
     if (unsupported.length > 0) throw badValue(`index option(s) ${unsupported.join(', ')} not supported by the embedded engine`)
     const options: { unique?: boolean, name?: string } = { unique: spec['unique'] === true }
     if (typeof spec['name'] === 'string') options.name = spec['name']
-    await collection.createIndex(spec['key'] as Record<string, 1 | -1>, options)
+    await collection.createIndex(directionsOf(spec['key']), options)
   }
   const after = (await collection.listIndexes().toArray()).length
   if (!existed) await context.db.createCollection(collection.collectionName)
   const reply: Document = { numIndexesBefore: before, numIndexesAfter: after, createdCollectionAutomatically: !existed, ok: 1 }
   if (after === before) reply['note'] = 'all indexes already exist'
   return reply
+}
+
+/** An index key's directions as numbers: a client may send `{ a: NumberLong(1) }` or `{ a: 1.0 }`, which the engine keeps as sent. */
+function directionsOf(key: unknown): Record<string, 1 | -1> {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) return key as Record<string, 1 | -1>
+  return Object.fromEntries(Object.entries(key).map(([field, direction]) => [field, isNumericObject(direction) ? Number(direction) : direction])) as Record<string, 1 | -1>
 }
 
 const listIndexes: CommandHandler = async (command, context) => {

@@ -1,26 +1,37 @@
+import { Long } from 'mongodb'
 import type { Document } from '../../document.js'
 import type { EmbeddedDb } from '../../embedded-db.js'
+import { authorize } from '../auth/authorize.js'
+import type { CursorOwners } from '../auth/cursor-owners.js'
 import { CloseConnection, commandFailure, failedReply, rememberAppName, withWriteConcernError } from '../command-fail-point.js'
 import type { CursorRegistry } from '../cursor-registry.js'
 import { OP_QUERY, type Request } from '../messages.js'
+import type { Peer, RunningOp } from '../server-activity.js'
 import { recordSession } from '../session-registry.js'
 import { routeTransaction } from '../transactions.js'
 import { commandNotFound, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
 import { AGGREGATE_COMMANDS } from './aggregate.js'
+import { AUTHENTICATION_COMMANDS } from './authentication.js'
 import { COLLECTION_COMMANDS } from './collections.js'
-import type { CommandHandler } from './command-context.js'
+import type { CommandHandler, ServerInfo } from './command-context.js'
 import { FAIL_POINT_COMMANDS } from './configure-fail-point.js'
+import { CURRENT_OP_COMMANDS } from './current-op.js'
 import { DELETE_COMMANDS } from './delete.js'
 import { DISTINCT_COMMANDS } from './distinct.js'
+import { EXPLAIN_COMMANDS } from './explain.js'
 import { FIND_COMMANDS } from './find.js'
 import { FIND_AND_MODIFY_COMMANDS } from './find-and-modify.js'
 import { HANDSHAKE_COMMANDS } from './handshake.js'
 import { INDEX_COMMANDS } from './indexes.js'
 import { INSERT_COMMANDS } from './insert.js'
+import { SERVER_STATUS_COMMANDS } from './server-status.js'
+import { STATISTICS_COMMANDS } from './statistics.js'
 import { UPDATE_COMMANDS } from './update.js'
+import { USER_COMMANDS } from './users.js'
 
-const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
+export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
   ...HANDSHAKE_COMMANDS,
+  ...AUTHENTICATION_COMMANDS,
   ...FIND_COMMANDS,
   ...DISTINCT_COMMANDS,
   ...INSERT_COMMANDS,
@@ -31,6 +42,11 @@ const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entries({
   ...INDEX_COMMANDS,
   ...COLLECTION_COMMANDS,
   ...FAIL_POINT_COMMANDS,
+  ...USER_COMMANDS,
+  ...STATISTICS_COMMANDS,
+  ...SERVER_STATUS_COMMANDS,
+  ...EXPLAIN_COMMANDS,
+  ...CURRENT_OP_COMMANDS,
 }))
 
 /** Since MongoDB 5.1 OP_QUERY carries only the handshake; so it is here. */
@@ -48,18 +64,29 @@ async function inTransaction(run: () => Promise<Document> | Document, abort: () 
   }
 }
 
-export interface ServerState {
+export interface ServerState extends ServerInfo {
   engine: EmbeddedDb
   cursors: CursorRegistry
   maxMessageBytes: number
+  /** With `--auth`: which user opened each cursor. */
+  cursorOwners: CursorOwners
 }
+
+/** Commands of the login, which read no database of the engine. */
+const LOGIN_COMMANDS = new Set(Object.keys(AUTHENTICATION_COMMANDS))
+
+/** Commands `routeTransaction` answers itself. */
+const TRANSACTION_COMMANDS = new Set(['commitTransaction', 'abortTransaction'])
 
 /**
  * Runs one command and always answers: a failure becomes `{ ok: 0, errmsg, code, codeName }`. The
  * one exception is the `failCommand` fail point's `closeConnection`: then this throws, and the
- * connection, which drops itself on any throw, closes without a reply.
+ * connection, which drops itself on any throw, closes without a reply. With `--auth`, the command is
+ * refused (Unauthorized, 13) before anything of it runs unless the connection's user may run it
+ * (auth/authorize.ts). While it runs, `currentOp` lists it and `killOp` can interrupt it.
  */
-export async function runCommand(request: Request, connectionId: number, state: ServerState): Promise<Document> {
+export async function runCommand(request: Request, peer: Peer, state: ServerState): Promise<Document> {
+  const connectionId = peer.id
   try {
     const { command } = request
     const name = Object.keys(command)[0]
@@ -67,27 +94,58 @@ export async function runCommand(request: Request, connectionId: number, state: 
     if (request.header.opCode === OP_QUERY && !LEGACY_COMMANDS.has(name)) {
       throw new WireError(352, 'UnsupportedOpQueryCommand', `Unsupported OP_QUERY command: ${name}. The client driver may require an upgrade.`)
     }
+    // As mongod: an unknown command is CommandNotFound (59) whoever sends it, before any check of who.
+    if (!COMMANDS.has(name) && !TRANSACTION_COMMANDS.has(name)) throw commandNotFound(name)
+    authorize(state.security, peer, name, command, request.db)
+    if (state.security.enabled) state.cursorOwners.check(name, command, peer)
     if (LEGACY_COMMANDS.has(name)) rememberAppName(state, connectionId, command)
-    recordSession(state.engine, command)
-    const failure = commandFailure(state, connectionId, name)
-    if (failure?.closeConnection) throw new CloseConnection()
-    if (failure?.errorCode !== undefined) return failedReply(failure, failure.errorCode)
-    const transaction = await routeTransaction(state.engine, name, command)
-    if (transaction !== undefined && 'reply' in transaction) return failure ? withWriteConcernError(transaction.reply, failure) : transaction.reply
-    const handler = COMMANDS.get(name)
-    if (!handler) throw commandNotFound(name)
-    let db: EmbeddedDb
+    const op = state.activity.begin(peer, name, command, request.db)
     try {
-      db = transaction === undefined ? state.engine.db(request.db) : transaction.db(request.db)
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 251) throw error
-      throw invalidNamespace(`Invalid database name: '${request.db}'`)
+      const reply = await runAuthorized(request, name, peer, state, op)
+      if (state.security.enabled) state.cursorOwners.record(name, command, reply, peer)
+      return reply
+    } finally {
+      state.activity.end(op)
     }
-    const context = { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes }
-    const reply = transaction === undefined ? await handler(command, context) : await inTransaction(() => handler(command, context), transaction.abort)
-    return failure ? withWriteConcernError(reply, failure) : reply
   } catch (error) {
     if (error instanceof CloseConnection) throw error
     return toErrorReply(error)
   }
+}
+
+async function runAuthorized(request: Request, name: string, peer: Peer, state: ServerState, op: RunningOp): Promise<Document> {
+  const { command } = request
+  const connectionId = peer.id
+  recordSession(state.engine, command)
+  const failure = commandFailure(state, connectionId, name)
+  if (failure?.closeConnection) throw new CloseConnection()
+  if (failure?.errorCode !== undefined) return failedReply(failure, failure.errorCode)
+  const transaction = await routeTransaction(state.engine, name, command)
+  if (transaction !== undefined && 'reply' in transaction) return failure ? withWriteConcernError(transaction.reply, failure) : transaction.reply
+  const handler = COMMANDS.get(name)
+  if (!handler) throw commandNotFound(name)
+  let db: EmbeddedDb
+  try {
+    db = transaction === undefined ? state.engine.db(request.db) : transaction.db(request.db)
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 251) throw error
+    // A login names the user's database only (`$external` for the mechanisms of outside users): no database of the engine.
+    if (!LOGIN_COMMANDS.has(name)) throw invalidNamespace(`Invalid database name: '${request.db}'`)
+    db = state.engine
+  }
+  const context = { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes, peer, server: state }
+  const running = transaction === undefined ? Promise.resolve(handler(command, context)) : inTransaction(() => handler(command, context), transaction.abort)
+  const reply = await Promise.race([running, op.interrupted]).catch((error: unknown) => {
+    // Killed (killOp): the client has its answer; a cursor the command opens after all is closed, unread.
+    if (error === op.killedWith) void running.then((late) => closeCursorOf(late, state), () => undefined)
+    throw error
+  })
+  return failure ? withWriteConcernError(reply, failure) : reply
+}
+
+/** Closes the cursor a reply opened, if any. */
+async function closeCursorOf(reply: Document, state: ServerState): Promise<void> {
+  const cursor = reply['cursor'] as Document | undefined
+  const id = cursor?.['id']
+  if (Long.isLong(id) && !id.isZero() && typeof cursor?.['ns'] === 'string') await state.cursors.kill(cursor['ns'], [id])
 }
