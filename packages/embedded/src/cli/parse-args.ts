@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util'
-import type { WireServerOptions } from '../index.js'
-import { isLoopbackHost } from '../wire/loopback-host.js'
+import { isLoopbackHost, type WireServerOptions } from '../index.js'
 
 export interface DbCommand {
   command: 'db'

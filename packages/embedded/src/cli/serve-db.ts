@@ -1,7 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { createSecureContext } from 'node:tls'
 import { openEmbedded, startWireServer } from '../index.js'
-import { UserStore } from '../wire/auth/user-store.js'
 import type { DbCommand } from './parse-args.js'
 
 /**
@@ -49,7 +48,8 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
   if (options.remote && options.auth && tls === undefined) {
     log(`fastify-mongo-crud-db: WARNING: no TLS, and ${options.host} is not loopback: passwords never cross the network (SCRAM), but documents do, readable by anyone on the way. Add --tlsMode requireTLS.`)
   }
-  if (options.auth && UserStore.of(engine).isEmpty()) {
+  // Users are documents of admin.system.users, which the engine's API reads like any collection.
+  if (options.auth && (await engine.db('admin').collection('system.users').countDocuments({})) === 0) {
     const ca = tls === undefined ? '' : ' --tlsCAFile <certificate of its authority>'
     log(
       `fastify-mongo-crud-db: no user yet: create the first from this machine (the localhost exception), e.g. mongosh "${server.uri}"${ca} --eval "db.getSiblingDB('admin').createUser({ user: 'admin', pwd: passwordPrompt(), roles: ['root'] })"`

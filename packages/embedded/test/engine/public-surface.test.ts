@@ -6,8 +6,12 @@ import { ENGINES, useEngine } from './engines.ts'
 
 /** What the package exports (README.md documents exactly these), and the methods the wire server needs from it. */
 describe('the public surface', () => {
-  it('exports the engine, the wire server, the backup and the BSON size limit, nothing else at run time', () => {
-    assert.deepEqual(Object.keys(engine).sort(), ['EmbeddedCollection', 'EmbeddedDb', 'MAX_BSON_SIZE', 'backupDirectory', 'openEmbedded', 'startWireServer'])
+  it("isLoopbackHost: this machine's loopback interface only, as the README says", () => {
+    assert.deepEqual(['localhost', '127.0.0.2', '::1', '0.0.0.0', '192.168.1.2'].map(engine.isLoopbackHost), [true, true, true, false, false])
+  })
+
+  it('exports the engine, the wire server (and its loopback rule), the backup and the BSON size limit, nothing else at run time', () => {
+    assert.deepEqual(Object.keys(engine).sort(), ['EmbeddedCollection', 'EmbeddedDb', 'MAX_BSON_SIZE', 'backupDirectory', 'isLoopbackHost', 'openEmbedded', 'startWireServer'])
     assert.equal(MAX_BSON_SIZE, 16 * 1024 * 1024)
   })
 })

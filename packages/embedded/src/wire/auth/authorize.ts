@@ -196,7 +196,7 @@ function stagePrivileges(pipeline: unknown[], db: string, needs: Privilege[]): v
     const [name] = Object.keys(stage)
     const spec = name === undefined ? undefined : stage[name]
     if (name === '$lookup' || name === '$graphLookup') {
-      const from = (spec as Document | undefined)?.['from']
+      const from = (spec as { from?: unknown } | undefined)?.from
       if (typeof from === 'string') needs.push({ db, collection: from, action: 'find' })
       const inner = (spec as Document | undefined)?.['pipeline']
       if (Array.isArray(inner)) stagePrivileges(inner, db, needs)
