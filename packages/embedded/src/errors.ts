@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { MongoInvalidArgumentError, MongoNotConnectedError, MongoServerError } from 'mongodb'
-import { formatValue } from './bson/format-value.js'
+import { formatValue } from './format-value.js'
 
 /**
  * Errors the engine raises, built with the official driver's own classes and the server's codes,
@@ -267,7 +267,7 @@ export function damagedDataFileError(message: string) {
   return serverError(301, 'DataCorruptionDetected', message)
 }
 
-/** A change stream resumed from a change the change log no longer keeps (changes/change-stream.ts). */
+/** A change stream resumed from a change the change log no longer keeps (watch/change-stream.ts). */
 export function changeStreamHistoryLostError(message: string) {
   return serverError(286, 'ChangeStreamHistoryLost', message)
 }

@@ -1,8 +1,8 @@
 import { cloneDeep } from 'mingo/util'
 import { type Document, isPlainObject } from '../document.js'
 import { FacetDocument } from '../operators/bounded-stages.js'
-import type { Deadline } from '../read/deadline.js'
-import { PAUSE, type Paced, type Pause } from '../read/pause.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Paced, type Pause } from '../pace/pause.js'
 import { gather } from './gather-input.js'
 
 /** A facet's pipeline run as a pipeline of its own over an input (aggregate-documents.ts's `aggregatePaced`). */

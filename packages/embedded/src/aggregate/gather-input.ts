@@ -1,6 +1,6 @@
 import type { Document } from '../document.js'
-import type { Deadline } from '../read/deadline.js'
-import { PAUSE, type Pause } from '../read/pause.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Pause } from '../pace/pause.js'
 
 /** Every document of a paced input, gathered in slices (its pauses passed on): for a stage that needs its whole input. */
 export function* gather(docs: Iterable<Document | Pause>, deadline: Deadline): Generator<Pause, Document[]> {

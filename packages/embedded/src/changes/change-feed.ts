@@ -1,5 +1,5 @@
+import type { ChangeLogStore } from '../storage/change-log-store.js'
 import type { Storage } from '../storage/storage.js'
-import type { ChangeLogStore } from './change-log-store.js'
 
 /**
  * What wakes the change streams of one engine: the write path calls `committed` once a write's
@@ -61,4 +61,11 @@ export function changeFeedOf(storage: Storage): ChangeFeed | undefined {
     feeds.set(store, feed)
   }
   return feed
+}
+
+/** Where a stream reads: the engine's feed, and the collection it watches. */
+export interface ChangeSource {
+  feed: ChangeFeed
+  storageName: string
+  ns: { db: string, coll: string }
 }

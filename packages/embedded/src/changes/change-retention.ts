@@ -1,5 +1,5 @@
 import { invalidArgumentError } from '../errors.js'
-import { type ChangeRetention, DEFAULT_CHANGE_RETENTION } from './change-log-store.js'
+import { type ChangeRetention, DEFAULT_CHANGE_RETENTION } from '../storage/change-log-store.js'
 
 /** `openEmbedded`'s `changeRetention`, checked before anything is opened. */
 export function toChangeRetention(option: unknown): ChangeRetention {

@@ -1,7 +1,7 @@
 import { compareBson, compareStrings } from '../bson/bson-order.js'
-import { formatValue } from '../bson/format-value.js'
 import type { Document } from '../document.js'
 import { badValueError, failedToParseError, incompatibleCollationVersionError, noSuchKeyError, typeMismatchError } from '../errors.js'
+import { formatValue } from '../format-value.js'
 
 /**
  * A collation the engine compares strings with: one Node `Intl.Collator` (ICU, as the server's),

@@ -1,4 +1,4 @@
-import type { Deadline } from '../read/deadline.js'
+import type { Deadline } from '../pace/deadline.js'
 
 /** The specs of the stages being set up to work in slices, each with the deadline that cuts them. */
 const sliced = new WeakMap<object, Deadline>()
@@ -6,7 +6,7 @@ const sliced = new WeakMap<object, Deadline>()
 /**
  * Runs `setUp` (a mingo `Aggregator`'s `stream`, which calls each stage's operator at once) with the
  * stage whose spec is `spec` told to work in slices charged to `deadline`: its operator then yields
- * PAUSE (read/pause.ts) among its documents where a slice is used up. The engine does this for a stage
+ * PAUSE (pace/pause.ts) among its documents where a slice is used up. The engine does this for a stage
  * computed over its whole input (`$group`) that ends a run of mingo stages (aggregate-documents.ts),
  * so no other mingo stage ever sees a PAUSE. The mark lasts only while `setUp` runs: the same spec met
  * later (in a `$facet`'s or a `$lookup`'s pipeline, set up when it runs) works in one stretch.

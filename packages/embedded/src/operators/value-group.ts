@@ -4,8 +4,8 @@ import type { Options } from 'mingo/types'
 import { toMatchKey } from '../bson/value-key.js'
 import { isPlainObject } from '../document.js'
 import { badValueError } from '../errors.js'
-import type { Deadline } from '../read/deadline.js'
-import { PAUSE, type Pause } from '../read/pause.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Pause } from '../pace/pause.js'
 import { slicesOf } from './stage-slices.js'
 
 /**

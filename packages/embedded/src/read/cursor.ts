@@ -1,6 +1,6 @@
 import type { Document } from '../document.js'
-import { Deadline } from './deadline.js'
-import { nextTurn, PAUSE, type Pause } from './pause.js'
+import { Deadline } from '../pace/deadline.js'
+import { nextTurn, PAUSE, type Pause } from '../pace/pause.js'
 import { observing, type ReadStats } from './scan-documents.js'
 
 /** Produces the cursor's documents, lazily, charging scan work to `deadline`; PAUSE where it lets the event loop run. */

@@ -1,8 +1,8 @@
 import type { BsonFieldReader } from '../bson/bson-field-reader.js'
 import type { Document } from '../document.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Pause } from '../pace/pause.js'
 import type { CollectionStorage } from '../storage/storage.js'
-import type { Deadline } from './deadline.js'
-import { PAUSE, type Pause } from './pause.js'
 import { iterate } from './scan-documents.js'
 
 /** One document of a column: its storage key, the fields a reader takes from it, its BSON size. */

@@ -1,11 +1,11 @@
 import { decodeDocument } from '../bson/bson-codec.js'
 import type { BsonFieldReader } from '../bson/bson-field-reader.js'
 import type { Document } from '../document.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Paced, type Pause, unpaced } from '../pace/pause.js'
 import type { Matcher } from '../query/compile-filter.js'
 import { pooledCopy } from '../storage/pooled-copy.js'
 import type { CollectionStorage } from '../storage/storage.js'
-import type { Deadline } from './deadline.js'
-import { PAUSE, type Paced, type Pause, unpaced } from './pause.js'
 
 /**
  * A stored document a scan matched: its BSON bytes, and `doc`, which holds at least the fields

@@ -1,5 +1,5 @@
-import type { Deadline } from '../read/deadline.js'
-import { PAUSE, type Pause } from '../read/pause.js'
+import type { Deadline } from '../pace/deadline.js'
+import { PAUSE, type Pause } from '../pace/pause.js'
 
 /** Up to this many items are sorted by one Array.sort (a millisecond or two); more are sorted in runs of this size, then merged. */
 const RUN = 2048

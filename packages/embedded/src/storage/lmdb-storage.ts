@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { Database, RootDatabase } from 'lmdb'
-import { LmdbChangeLog } from '../changes/change-log-store.js'
+import { LmdbChangeLog } from './change-log-store.js'
 import { CommitClock } from './commit-clock.js'
 import { DirectoryLock } from './directory-lock.js'
 import { openEnvironment } from './open-environment.js'
@@ -48,7 +48,7 @@ export class LmdbStorage implements Storage {
   readonly #collections = new Map<string, LmdbCollection>()
   /** One process per directory (directory-lock.ts), taken before LMDB opens it. */
   readonly #lock: DirectoryLock
-  /** The change log, a named database of the same environment (changes/change-log-store.ts). */
+  /** The change log, a named database of the same environment (storage/change-log-store.ts). */
   readonly changeLog: LmdbChangeLog
   readonly commits = new CommitClock()
 

@@ -1,4 +1,4 @@
-import { MemoryChangeLog } from '../changes/change-log-store.js'
+import { MemoryChangeLog } from './change-log-store.js'
 import { CommitClock } from './commit-clock.js'
 import { entryKeyOf, SortedEntries } from './sorted-entries.js'
 import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, WriteBatch } from './storage.js'

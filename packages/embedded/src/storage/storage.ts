@@ -1,4 +1,4 @@
-import type { ChangeLogStore } from '../changes/change-log-store.js'
+import type { ChangeLogStore } from './change-log-store.js'
 import type { CommitClock } from './commit-clock.js'
 
 /**

@@ -1,7 +1,7 @@
-import { formatValue } from '../bson/format-value.js'
 import { checkFieldPath } from '../check-field-path.js'
 import type { Document } from '../document.js'
 import { badValueError, failedToParseError, pathNotViableError, typeMismatchError } from '../errors.js'
+import { formatValue } from '../format-value.js'
 
 /**
  * Type checks the server performs before applying an update, and mingo skips (mingo silently

@@ -1,7 +1,7 @@
 import { compareBson } from '../bson/bson-order.js'
-import { formatValue } from '../bson/format-value.js'
 import { type Document, isPlainObject } from '../document.js'
 import { badValueError, conflictingUpdateError, pathNotViableError, typeMismatchError } from '../errors.js'
+import { formatValue } from '../format-value.js'
 import { compareTyped } from '../numbers/compare-numbers.js'
 import { heldNumber, int, type TypedNumber, typedNumber } from '../numbers/numeric-type.js'
 import { addTyped, LongOverflowError, multiplyTyped } from '../numbers/typed-arithmetic.js'

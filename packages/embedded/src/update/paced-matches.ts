@@ -2,15 +2,15 @@ import { toValueKey } from '../bson/value-key.js'
 import type { Collation } from '../collation/collation.js'
 import type { CollectionCore, Found } from '../collection/collection-core.js'
 import type { Document } from '../document.js'
+import { Deadline } from '../pace/deadline.js'
+import { nextTurn, PAUSE } from '../pace/pause.js'
 import { compileFilter, filterCollation } from '../query/compile-filter.js'
-import { Deadline } from '../read/deadline.js'
-import { nextTurn, PAUSE } from '../read/pause.js'
 import { decodeStored, scanStored } from '../read/scan-documents.js'
 
 /**
  * Every match of a multi-document write (updateMany, deleteMany), collected before any is changed (a
  * write never sees its own effects) as `CollectionCore.matching` does, but in slices: the scan pauses as a
- * read's does (read/pause.ts) and the event loop runs between two. An unindexed filter over 100,000
+ * read's does (pace/pause.ts) and the event loop runs between two. An unindexed filter over 100,000
  * documents held the loop for the whole scan, every other client waiting. The write holds its
  * collection's queue meanwhile, so no other write moves what it scans; reads go on.
  */

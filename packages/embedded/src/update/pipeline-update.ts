@@ -1,11 +1,11 @@
 import { Aggregator } from 'mingo/aggregator'
 import * as pipelineOperators from 'mingo/operators/pipeline'
 import { copyThroughBson } from '../bson/bson-codec.js'
-import { formatValue } from '../bson/format-value.js'
 import { toValueKey } from '../bson/value-key.js'
 import { checkFieldPaths } from '../check-field-path.js'
 import { type Document, isNonArrayObject } from '../document.js'
 import { asServerError, immutableFieldError, invalidOptionsError, stageShapeError, typeMismatchError, unknownStageError } from '../errors.js'
+import { formatValue } from '../format-value.js'
 import { MINGO_OPTIONS } from '../operators/mingo-options.js'
 import type { Variables } from '../query/let-variables.js'
 

@@ -1,7 +1,7 @@
 import type { Long } from 'mongodb'
 import { tokenOf } from '../changes/change-document.js'
-import type { EmbeddedChangeStream, WatchOptions } from '../changes/change-stream.js'
 import type { Document } from '../document.js'
+import type { EmbeddedChangeStream, WatchOptions } from '../watch/change-stream.js'
 import { type CommandContext, collectionName, optionalCount, optionalDocument } from './commands/command-context.js'
 import { badValue } from './wire-error.js'
 
@@ -16,7 +16,7 @@ const IMAGE_VALUES = { fullDocument: ['default', 'updateLookup', 'whenAvailable'
 const streams = new Map<string, EmbeddedChangeStream>()
 
 /**
- * `aggregate` whose first stage is `$changeStream`: the collection's `watch()` (changes/change-stream.ts)
+ * `aggregate` whose first stage is `$changeStream`: the collection's `watch()` (watch/change-stream.ts)
  * behind a cursor of the server's cursor registry, so that killCursors, a closed connection and the
  * idle reaper close it as any cursor. Its getMores wait for changes (awaitData) instead of ending.
  */

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import { ObjectId } from 'mongodb'
-import { SLICE_TICKS } from '../../src/read/deadline.ts'
+import { SLICE_TICKS } from '../../src/pace/deadline.ts'
 import { documentsExamined } from '../../src/read/scan-documents.ts'
 import { ENGINES, useEngine } from './engines.ts'
 
 /**
  * Long reads leave the event loop free: they run in slices and let the loop run between two
- * (read/pause.ts). Proven without timing: a callback chain of setImmediate started just before a
+ * (pace/pause.ts). Proven without timing: a callback chain of setImmediate started just before a
  * read counts the loop's turns until the read resolves. A read that held the loop from start to end
  * would resolve before the first of them; a slice ends after at most SLICE_TICKS documents whatever
  * the machine's speed, so each read below, which works on several times that many, lets the loop

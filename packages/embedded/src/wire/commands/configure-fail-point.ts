@@ -1,5 +1,5 @@
 import type { Document } from '../../document.js'
-import type { FailPointMode, FailPointName } from '../../read/fail-points.js'
+import type { FailPointMode, FailPointName } from '../../pace/fail-points.js'
 import { configureFailCommand } from '../command-fail-point.js'
 import { WireError } from '../wire-error.js'
 import type { CommandContext, CommandHandler } from './command-context.js'

@@ -2,11 +2,11 @@ import { EventEmitter } from 'node:events'
 import { MongoAPIError } from 'mongodb'
 import { aggregateDocuments } from '../aggregate/aggregate-documents.js'
 import { inForm, type PromoteOptions, valueFormOf } from '../bson/value-form.js'
+import { changeDocument, type ImageOptions, seqOfToken, tokenOf } from '../changes/change-document.js'
+import { decodeChange } from '../changes/change-entry.js'
+import type { ChangeFeed, ChangeSource } from '../changes/change-feed.js'
 import type { Document } from '../document.js'
 import { changeStreamFatalError, changeStreamHistoryLostError, invalidArgumentError } from '../errors.js'
-import { changeDocument, type ImageOptions, seqOfToken, tokenOf } from './change-document.js'
-import { decodeChange } from './change-entry.js'
-import type { ChangeFeed } from './change-feed.js'
 
 /** The options of `collection.watch()` the engine honours (as the driver names them). */
 export interface WatchOptions extends ImageOptions, PromoteOptions {
@@ -16,13 +16,6 @@ export interface WatchOptions extends ImageOptions, PromoteOptions {
   startAfter?: unknown
   /** Changes read from the log per step. */
   batchSize?: number | undefined
-}
-
-/** Where a stream reads: the engine's feed, and the collection it watches. */
-export interface ChangeSource {
-  feed: ChangeFeed
-  storageName: string
-  ns: { db: string, coll: string }
 }
 
 /** Stages a change stream's pipeline may hold after `$changeStream`, as on a server. */
