@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Fails on an import cycle or a function longer than 80 lines in any package's src/ (part of `npm run lint`).
-// Small units and an acyclic module graph keep every idea in one place: a cycle usually means two files
-// share a job, and a long function several. Type-only imports count too: they tie files together as much.
+// Fails on an import cycle, a loop between folders, or a function longer than 80 lines in any package's
+// src/ (part of `npm run lint`). Small units and an acyclic module graph keep every idea in one place: a
+// cycle usually means two files share a job, and a long function several. Type-only imports count too:
+// they tie files together as much. Folders must stand on floors: no folder imports a folder that imports
+// it back, however far round, so each folder can be read knowing only the ones below it. A file at the
+// top of src/ counts as a folder of its own (the entry points import everything, errors.ts is imported
+// by everything: neither makes a loop).
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +28,7 @@ for (const pkg of readdirSync(join(root, 'packages'))) {
     }
   }
   for (const cycle of cyclesOf(graph)) problems.push(`import cycle: ${cycle.map((file) => relative(root, file)).join(' -> ')}`)
+  for (const loop of folderLoops(src, graph)) problems.push(`folder loop in packages/${pkg}/src: ${loop}`)
 }
 
 if (problems.length > 0) {
@@ -31,7 +36,7 @@ if (problems.length > 0) {
   console.error(`check-structure: ${problems.length} problem(s)`)
   process.exit(1)
 }
-console.log('check-structure: no import cycle, no function over 80 lines')
+console.log('check-structure: no import cycle, no folder loop, no function over 80 lines')
 
 function listTs(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -104,4 +109,32 @@ function cyclesOf(graph) {
   }
   for (const file of graph.keys()) if (!indexes.has(file)) connect(file)
   return cycles
+}
+
+/**
+ * The loops among src/'s folders (a top-level file is a folder of its own), each with the imports
+ * that close it, so the message says which file to move or which dependency to turn round.
+ */
+function folderLoops(src, graph) {
+  const folderOf = (file) => relative(src, file).split(/[\\/]/)[0]
+  const folders = new Map()
+  const imports = new Map()
+  for (const [file, targets] of graph) {
+    const from = folderOf(file)
+    if (!folders.has(from)) folders.set(from, new Set())
+    for (const target of targets) {
+      const to = folderOf(target)
+      if (to === from) continue
+      folders.get(from).add(to)
+      const key = `${from} -> ${to}`
+      if (!imports.has(key)) imports.set(key, [])
+      imports.get(key).push(`${relative(src, file)} -> ${relative(src, target)}`)
+    }
+  }
+  const folderGraph = new Map([...folders].map(([folder, targets]) => [folder, [...targets]]))
+  return cyclesOf(folderGraph).map((loop) => {
+    const members = new Set(loop)
+    const closing = [...imports].filter(([key]) => key.split(' -> ').every((folder) => members.has(folder)))
+    return `${loop.join(', ')}; imports between them: ${closing.map(([key, files]) => `${key} (${files.slice(0, 3).join(', ')}${files.length > 3 ? ', ...' : ''})`).join('; ')}`
+  })
 }

@@ -1,10 +1,14 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
+import type { Caller } from './core/router-context.js'
 import { SetupError } from './errors.js'
 import type { MongoModelSchema } from './models.js'
-import type { PopulateReader } from './relations/populate-reader.js'
 import { databaseName } from './store/driver-db.js'
+import type { WireDoc } from './store/store.js'
+
+/** Reads the documents of ids a populate asks a router for, as the caller may see them (relations/populate-reader.ts). */
+export type PopulateReader = (ids: readonly string[], caller: Caller) => Promise<WireDoc[]>
 
 /**
  * What every CRUDRouter of one app knows about the others. Routers are encapsulated plugins, so the

@@ -1,5 +1,5 @@
 import { type TObject, type TProperties, type TSchema, Type, type Static as TypeBoxStatic } from 'typebox'
-import { OBJECT_ID_PATTERN } from './store/object-id.js'
+import { OBJECT_ID_PATTERN } from './shapes/object-id.js'
 
 /**
  * Models are plain TypeBox object schemas, branded so that option checks (CRUDPopulate, CRUDRouter)

@@ -20,7 +20,7 @@ export const authSchemeName = (auth: AuthDeclaration) => auth.securityScheme ?? 
 
 const MISSING = "Authentication required: send a token in the Authorization header ('Authorization: Bearer <token>')"
 
-/** Why a route that verifies tokens answers 401, as its OpenAPI document says (docs/route-refusals.ts). */
+/** Why a route that verifies tokens answers 401, as its OpenAPI document says (core/route-refusals.ts). */
 export const TOKEN_REFUSAL = 'Authentication required: no token was sent, or it is expired, forged or malformed (WWW-Authenticate says which)'
 
 /**

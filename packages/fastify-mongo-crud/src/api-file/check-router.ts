@@ -1,6 +1,6 @@
 import { didYouMean } from '../did-you-mean.js'
+import { localFieldProblem } from '../options/check-local-field.js'
 import { routerFieldProblems } from '../options/router-field-problems.js'
-import { localFieldProblem } from '../relations/check-local-field.js'
 import type { ApiFile, JsonSchemaObject, RouterDeclaration } from './api-file.js'
 import type { ModelUseChecks } from './check-model-uses.js'
 import type { SecuritySchemeChecks } from './check-security-schemes.js'

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
+import { refusing } from '../core/route-refusals.js'
 import { type Dependency, type FilterDependency, securedBy } from '../dependency.js'
-import { refusing } from '../docs/route-refusals.js'
 import type { ClaimGuard, ClaimScope } from './api-file.js'
 import { type BearerAuth, challenge, TOKEN_REFUSAL } from './bearer-auth.js'
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
+import { refusing } from '../core/route-refusals.js'
 import { type Dependency, type FilterDependency, securedBy } from '../dependency.js'
-import { refusing } from '../docs/route-refusals.js'
 import { HTTPException } from '../errors.js'
 import { ROUTE_NAMES, type RouteName } from '../route-names.js'
 import { createValidatorCompiler } from '../schema/validator.js'

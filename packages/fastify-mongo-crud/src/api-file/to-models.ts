@@ -1,7 +1,7 @@
 import { type TProperties, type TSchema, Type } from 'typebox'
 import { isRecord } from '../is-record.js'
 import { type InModel, MongoModel, MongoModelOut, type OutModel } from '../models.js'
-import { OBJECT_ID_PATTERN } from '../store/object-id.js'
+import { OBJECT_ID_PATTERN } from '../shapes/object-id.js'
 import type { ApiFile, JsonSchemaObject, ModelDeclaration, ModelUse } from './api-file.js'
 
 /**

@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
 import type { PageLimits } from '../query/parse-page.js'
 import { isGroupsUrl } from '../route-names.js'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 
 /**
  * The keyword under which a schema carries what only the OpenAPI document shows. The validator ignores

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { createOnly, notModified, sendETag } from '../core/conditional-request.js'
+import { setLocation } from '../core/location.js'
+import { serveList } from '../core/serve-list.js'
+import type { StreamGate } from '../core/stream-gate.js'
 import { PATCH_MEDIA_TYPES, patchMediaType } from '../patch/patch-media-types.js'
 import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQueryString } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
-import { createOnly, notModified, sendETag } from '../routes/conditional-request.js'
-import { setLocation } from '../routes/location.js'
-import { serveList } from '../routes/serve-list.js'
-import type { StreamGate } from '../routes/stream-gate.js'
 import { missingBody } from '../schema/json-body-parser.js'
 import type { WireDoc } from '../store/store.js'
 
@@ -19,7 +19,7 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
 
 const pathId = (request: FastifyRequest, param: string) => (request.params as Record<string, string>)[param] ?? ''
 
-/** GET list: parse -> filter -> store page -> present, one pipeline for every kind (routes/serve-list.ts). */
+/** GET list: parse -> filter -> store page -> present, one pipeline for every kind (core/serve-list.ts). */
 export function listHandler(resource: Resource, streams: StreamGate): Handler {
   return async (request, reply) => {
     const list = await resource.list({ request, reply }, request.query as ListQueryString)

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { didYouMean } from '../did-you-mean.js'
-import { describeValue } from '../relations/relation-options.js'
+import { describeValue } from './relation-options.js'
 import { PlainRouterOptionsSchema, RouterOptionSchemas } from './router-option-schemas.js'
 
 const PLAIN_KEYS = Object.keys(RouterOptionSchemas)

@@ -3,11 +3,12 @@ import type { CheckedScope, Dependency, ReadRequest, RouteDependencies, ScopeFil
 import type { FieldNames, FieldPath, IdentifierField } from '../field-names.js'
 import type { InModel, MongoModelSchema, OutModel } from '../models.js'
 import type { FilterLimits } from '../query/parse-filter.js'
-import type { CRUDEmbed } from '../relations/crud-embed.js'
-import type { CRUDLookup } from '../relations/crud-lookup.js'
-import type { CRUDPopulate } from '../relations/crud-populate.js'
 import type { ExtraRouteName, RouteName } from '../route-names.js'
 import type { DriverDb } from '../store/driver-db.js'
+import type { ResolvedIndex } from '../store/store.js'
+import type { CRUDEmbed } from './crud-embed.js'
+import type { CRUDLookup } from './crud-lookup.js'
+import type { CRUDPopulate } from './crud-populate.js'
 import type { PlainRouterOptions } from './router-option-schemas.js'
 
 /** A field path of the stored model that an index may cover (a `FieldPath`). */
@@ -102,8 +103,4 @@ export interface ResolvedRouterOptions {
   readonly etagKey: string | undefined
 }
 
-export interface ResolvedIndex {
-  readonly key: Readonly<Record<string, 1 | -1>>
-  readonly unique: boolean
-  readonly name: string | undefined
-}
+export type { ResolvedIndex }

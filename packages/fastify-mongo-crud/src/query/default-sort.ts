@@ -1,7 +1,6 @@
 import { didYouMean } from '../did-you-mean.js'
 import { HTTPException, SetupError } from '../errors.js'
-import type { ResolvedRouterOptions } from '../options.js'
-import type { ShapeNode } from '../schema/shape-node.js'
+import type { ShapeNode } from '../shapes/shape-node.js'
 import type { ListQueryString, SortSpec } from './list-query.js'
 import type { ListSpec } from './parse-client-query.js'
 import { parseSort } from './parse-sort.js'
@@ -16,7 +15,7 @@ function sortableFields(sortable: ShapeNode): string[] {
  * The router's `defaultSort`, checked at registration by the very rule a request's `sort_by` meets,
  * as a function applying it to a request that sends no `sort_by` (its `order_by`/`sort_dir` still count).
  */
-export function defaultSorter(option: ResolvedRouterOptions['defaultSort'], spec: ListSpec): ((query: ListQueryString) => SortSpec) | undefined {
+export function defaultSorter(option: { readonly field: string, readonly direction: 1 | -1 } | undefined, spec: ListSpec): ((query: ListQueryString) => SortSpec) | undefined {
   if (option === undefined) return undefined
   const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
   try {

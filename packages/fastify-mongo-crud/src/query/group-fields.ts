@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 
 type JsonSchema = Record<string, unknown>
 

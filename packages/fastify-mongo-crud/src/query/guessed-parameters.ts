@@ -1,5 +1,5 @@
 import { guessedParameter } from '../errors.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import { listQuerySchema } from './list-query.js'
 
 /**

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 import { invalidCursor } from '../errors.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import { allOf, type Filter, type FilterValue, fieldEquals } from './filter.js'
 import type { SortSpec } from './list-query.js'
 

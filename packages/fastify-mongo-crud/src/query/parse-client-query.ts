@@ -1,4 +1,4 @@
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 import { refuseGuessedParameters } from './guessed-parameters.js'
 import type { ListQuery, ListQueryString, SortSpec } from './list-query.js'
 import { type FilterContext, parseFilter } from './parse-filter.js'

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 import { invalidQuery } from '../errors.js'
-import { buildShape } from '../schema/model-shape.js'
+import { buildShape } from '../shapes/model-shape.js'
 import { checkClientPath } from './check-client-path.js'
 
 /** The fields each request asked for with `fields=`, so the output fit does not report the others missing. */

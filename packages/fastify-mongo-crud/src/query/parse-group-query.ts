@@ -1,5 +1,5 @@
 import { invalidQuery } from '../errors.js'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 import { checkClientPath } from './check-client-path.js'
 import type { GroupFields } from './group-fields.js'
 import type { GroupMetric, GroupQuery, GroupSortKey, GroupsQueryString } from './group-query.js'

@@ -1,5 +1,5 @@
 import { invalidQuery } from '../errors.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import { checkClientPath } from './check-client-path.js'
 import type { ListQueryString, SortSpec } from './list-query.js'
 

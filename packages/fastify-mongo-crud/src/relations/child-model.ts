@@ -2,8 +2,8 @@ import type { TSchema } from 'typebox'
 import type { MongoModelSchema } from '../models.js'
 import type { ListSpec } from '../query/parse-client-query.js'
 import type { FilterContext } from '../query/parse-filter.js'
-import { buildShape, type ShapeNode } from '../schema/model-shape.js'
 import { partialModel, refTo } from '../schema/partial-model.js'
+import { buildShape, type ShapeNode } from '../shapes/model-shape.js'
 
 /** Everything a child resource (lookup children, embedded items) needs from its models, built once. */
 export interface ChildModel {

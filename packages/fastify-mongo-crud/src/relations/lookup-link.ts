@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify'
+import type { RouterContext } from '../core/router-context.js'
 import { invalidBody } from '../errors.js'
+import type { CRUDLookup } from '../options/crud-lookup.js'
 import { allOf, type Filter, type FilterValue, fieldEquals } from '../query/filter.js'
-import type { RouterContext } from '../routes/router-context.js'
-import { isObjectIdHex } from '../store/object-id.js'
+import { isObjectIdHex } from '../shapes/object-id.js'
 import type { WireDoc } from '../store/store.js'
-import type { CRUDLookup } from './crud-lookup.js'
 import { loadParent } from './parent.js'
 
 /** How the routes of one lookup tie a request to a parent and its children (another collection). */

@@ -1,12 +1,12 @@
 import type { FastifyRequest, RouteOptions } from 'fastify'
-import { refusalResponses } from '../docs/route-refusals.js'
-import { routeSecurity } from '../docs/route-security.js'
+import { refusalResponses } from '../core/route-refusals.js'
+import { routeSecurity } from '../core/route-security.js'
+import type { RouterContext } from '../core/router-context.js'
+import type { DependencyOptions } from '../options/relation-options.js'
 import type { RouteName } from '../options.js'
 import type { Filter } from '../query/filter.js'
-import type { RouterContext } from '../routes/router-context.js'
 import { errorRef } from '../schema/error-schemas.js'
 import type { WireDoc } from '../store/store.js'
-import type { DependencyOptions } from './relation-options.js'
 
 /**
  * What child routes (lookups and embeds) share: the parent is looked up through the parent router's

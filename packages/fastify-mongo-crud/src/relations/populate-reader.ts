@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { PopulateReader } from '../app-registry.js'
+import type { Caller, RouterContext } from '../core/router-context.js'
 import type { Dependency } from '../options.js'
 import { allOf, type Filter } from '../query/filter.js'
-import type { Caller, RouterContext } from '../routes/router-context.js'
-import { isObjectIdHex } from '../store/object-id.js'
+import { isObjectIdHex } from '../shapes/object-id.js'
 import type { WireDoc } from '../store/store.js'
 
 /**
@@ -11,8 +12,6 @@ import type { WireDoc } from '../store/store.js'
  * its GetOne dependencies: a refusal makes every id missing. Without this, a reference is a way
  * around the scope: a client stores the id of a document it may not read, and GET answers it populated.
  */
-export type PopulateReader = (ids: readonly string[], caller: Caller) => Promise<WireDoc[]>
-
 export function buildPopulateReader(context: RouterContext): PopulateReader {
   const dependencies = context.options.dependencies.GetOne
   return async (ids, caller) => {

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from 'typebox'
+import type { PopulateReader } from '../app-registry.js'
 import { appRegistry } from '../app-registry.js'
+import { Pacer } from '../core/pacer.js'
+import type { Caller } from '../core/router-context.js'
 import { SetupError } from '../errors.js'
 import type { MongoModelSchema } from '../models.js'
+import type { CRUDPopulate } from '../options/crud-populate.js'
 import type { ResolvedRouterOptions } from '../options.js'
-import { Pacer } from '../routes/pacer.js'
-import type { Caller } from '../routes/router-context.js'
-import { buildShape, nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { buildShape, nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import { createCollectionStore } from '../store/collection-store.js'
 import type { WireDoc } from '../store/store.js'
-import type { CRUDPopulate } from './crud-populate.js'
-import type { PopulateReader } from './populate-reader.js'
 
 /** Replaces reference ids by the referenced documents, for GET list and GET one. */
 export interface Populator {
@@ -26,7 +26,7 @@ export interface Populator {
   populate(docs: WireDoc[], caller: Caller): Promise<WireDoc[]>
   /**
    * How many references `populate` reads for `doc`: the ids its populated fields hold (at most 1,000 a
-   * field). A large page is populated in batches bounded by these (routes/serve-list.ts).
+   * field). A large page is populated in batches bounded by these (core/serve-list.ts).
    */
   references(doc: WireDoc): number
   /**

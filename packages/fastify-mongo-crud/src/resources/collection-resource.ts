@@ -1,18 +1,18 @@
+import { bodyWithoutId } from '../core/body-id.js'
+import { checkIfMatch, exists, guardedWrite } from '../core/conditional-request.js'
+import { prepareListPage } from '../core/list-page.js'
+import { listFilter, mainListPage, parseListQuery } from '../core/main-list.js'
+import { refuseReservedId } from '../core/reserved-segments.js'
+import type { Caller, RouterContext } from '../core/router-context.js'
+import { checkCreateInScope, scopedWrite } from '../core/scoped-write.js'
+import type { ListPresenter } from '../core/serve-list.js'
 import { notCreated, notDeleted, notReplaced, notUpdated } from '../errors.js'
-import { patchDocument } from '../patch/patch-document.js'
 import type { Filter } from '../query/filter.js'
 import { groupFields } from '../query/group-fields.js'
 import type { GroupSpec } from '../query/parse-group-query.js'
-import { bodyWithoutId } from '../routes/body-id.js'
-import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-request.js'
-import { listFilter, mainListPage, parseListQuery } from '../routes/list.js'
-import { prepareListPage } from '../routes/list-page.js'
-import { refuseReservedId } from '../routes/reserved-segments.js'
-import type { Caller, RouterContext } from '../routes/router-context.js'
-import { checkCreateInScope, scopedWrite } from '../routes/scoped-write.js'
-import type { ListPresenter } from '../routes/serve-list.js'
 import { routerRefs } from '../schema/router-refs.js'
 import type { DocChanges, WireDoc } from '../store/store.js'
+import { patchDocument } from './patch-document.js'
 import type { PatchModel, Preconditions, Resource } from './resource.js'
 import { runGroups } from './run-groups.js'
 import { writeOrExplain } from './write-or-explain.js'
@@ -20,7 +20,7 @@ import { writeOrExplain } from './write-or-explain.js'
 /**
  * The router's own documents: read and written under its row scope (`filterDependency`), shown with
  * their references populated. Every write's result is checked against the scope in the write itself
- * (routes/scoped-write.ts), and `If-Match` is part of the write too (compare-and-swap).
+ * (core/scoped-write.ts), and `If-Match` is part of the write too (compare-and-swap).
  */
 export function collectionResource(context: RouterContext, presenter: ListPresenter, patching: PatchModel): Resource {
   const { store, options } = context

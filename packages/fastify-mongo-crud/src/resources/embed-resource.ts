@@ -1,5 +1,9 @@
+import { bodyWithoutId } from '../core/body-id.js'
+import { checkIfMatch, exists, guardedWrite } from '../core/conditional-request.js'
+import { prepareListPage } from '../core/list-page.js'
+import type { Caller, RouterContext } from '../core/router-context.js'
+import type { ListPresenter, ListSource } from '../core/serve-list.js'
 import { notCreated, notDeleted, notUpdated } from '../errors.js'
-import { patchDocument } from '../patch/patch-document.js'
 import type { Filter } from '../query/filter.js'
 import { groupFields } from '../query/group-fields.js'
 import type { ListQuery } from '../query/list-query.js'
@@ -8,15 +12,11 @@ import { parseClientQuery } from '../query/parse-client-query.js'
 import { fieldSelector } from '../query/parse-fields.js'
 import { parseFilter } from '../query/parse-filter.js'
 import type { GroupSpec } from '../query/parse-group-query.js'
-import type { EmbedPlan } from '../relations/embed-routes.js'
+import type { EmbedPlan } from '../relations/embed-plan.js'
 import { parentFilter } from '../relations/parent.js'
-import { bodyWithoutId } from '../routes/body-id.js'
-import { checkIfMatch, exists, guardedWrite } from '../routes/conditional-request.js'
-import { prepareListPage } from '../routes/list-page.js'
-import type { Caller, RouterContext } from '../routes/router-context.js'
-import type { ListPresenter, ListSource } from '../routes/serve-list.js'
 import { routerRefs } from '../schema/router-refs.js'
 import type { ArrayItems, WireDoc } from '../store/store.js'
+import { patchDocument } from './patch-document.js'
 import type { PatchModel, Preconditions, Resource } from './resource.js'
 import { runGroups } from './run-groups.js'
 import { writeOrExplain } from './write-or-explain.js'
@@ -28,10 +28,10 @@ import { writeOrExplain } from './write-or-explain.js'
  */
 export function embedResource(context: RouterContext, plan: EmbedPlan, presenter: ListPresenter, patching: PatchModel): Resource {
   const { embed, child, items } = plan
-  // `fields=` and page cursors as on the main list (routes/list-page.ts); counts read the one parent.
+  // `fields=` and page cursors as on the main list (core/list-page.ts); counts read the one parent.
   const pageSpec = { selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
   const parentOf = (caller: Caller) => parentFilter(context, caller.request)
-  // Tags bound to the array and the parent of the request (routes/etag.ts).
+  // Tags bound to the array and the parent of the request (core/etag.ts).
   const tagKey = (caller: Caller) => context.itemEtagKey(caller.request, embed.embedName)
   const { filterContext } = child.listSpec
   const groups: GroupSpec = { fields: groupFields(filterContext.visible, [child.out, child.model], routerRefs(context.options)), maxGroups: context.options.maxGroups, page: context.options }

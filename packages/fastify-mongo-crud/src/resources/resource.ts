@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify'
+import type { PreparedPage } from '../core/list-page.js'
+import type { Caller } from '../core/router-context.js'
+import type { ListPresenter, ListSource } from '../core/serve-list.js'
 import type { PatchMediaType } from '../patch/patch-media-types.js'
 import type { GroupFields } from '../query/group-fields.js'
 import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQuery, ListQueryString } from '../query/list-query.js'
-import type { PreparedPage } from '../routes/list-page.js'
-import type { Caller } from '../routes/router-context.js'
-import type { ListPresenter, ListSource } from '../routes/serve-list.js'
 import type { WireDoc } from '../store/store.js'
 
 /**
@@ -27,7 +27,7 @@ export interface Resource {
   readonly selectFields: (request: FastifyRequest, raw: string | undefined) => string[] | undefined
   /** False where GET one may not answer 304: a populated document can change with its references. */
   readonly conditionalReads: boolean
-  /** The key of the caller's tags (routes/etag.ts): bound to the collection, and for items to the parent. */
+  /** The key of the caller's tags (core/etag.ts): bound to the collection, and for items to the parent. */
   tagKey(caller: Caller): string
   /** A stored document as GET one answers it (references populated). */
   present(doc: WireDoc, caller: Caller): Promise<WireDoc>
@@ -44,7 +44,7 @@ export interface Resource {
   readonly replace?: (caller: Caller, id: string, body: WireDoc, preconditions: Preconditions) => Promise<WireDoc>
   update(caller: Caller, id: string, changes: WireDoc, preconditions: Preconditions): Promise<WireDoc>
   delete(caller: Caller, id: string, preconditions: Preconditions): Promise<void>
-  /** A merge patch or a JSON Patch of the document (patch/patch-document.ts), as PATCH takes them besides `application/json`. */
+  /** A merge patch or a JSON Patch of the document (resources/patch-document.ts), as PATCH takes them besides `application/json`. */
   patch(caller: Caller, id: string, type: Exclude<PatchMediaType, 'application/json'>, patch: unknown, preconditions: Preconditions): Promise<WireDoc>
 }
 

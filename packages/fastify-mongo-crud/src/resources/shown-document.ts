@@ -1,4 +1,4 @@
-import type { Caller } from '../routes/router-context.js'
+import type { Caller } from '../core/router-context.js'
 import { DROP } from '../schema/fit-document.js'
 import type { WireDoc } from '../store/store.js'
 import type { Resource } from './resource.js'

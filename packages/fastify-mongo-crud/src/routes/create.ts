@@ -1,11 +1,11 @@
 import type { RouteOptions } from 'fastify'
+import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from '../core/conditional-request.js'
+import { locationHeader, } from '../core/location.js'
+import type { RouterContext } from '../core/router-context.js'
+import { preValidationFillingScope } from '../core/scoped-write.js'
 import { createHandler } from '../http/handlers.js'
 import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
-import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
-import { locationHeader, } from './location.js'
-import type { RouterContext } from './router-context.js'
-import { preValidationFillingScope } from './scoped-write.js'
 
 /** POST <prefix>: 201 with the created document. */
 export function buildCreateRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {

@@ -1,9 +1,9 @@
 import type { RouteOptions } from 'fastify'
+import { eventStreamsOf } from '../core/event-streams.js'
+import type { RouterContext } from '../core/router-context.js'
 import type { Resource } from '../resources/resource.js'
 import { EVENTS_SEGMENT } from '../route-names.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
-import { eventStreamsOf } from './event-streams.js'
-import type { RouterContext } from './router-context.js'
 import { eventsHandler } from './serve-events.js'
 
 /**

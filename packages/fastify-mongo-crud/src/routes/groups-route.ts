@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify'
+import type { RouterContext } from '../core/router-context.js'
 import { DOCS_KEYWORD, FILTERS_IGNORED } from '../docs/list-query-docs.js'
 import { groupsHandler } from '../http/handlers.js'
 import type { ResolvedRouterOptions } from '../options.js'
@@ -8,7 +9,6 @@ import { MAX_BY_FIELDS, MAX_METRICS } from '../query/parse-group-query.js'
 import type { Resource } from '../resources/resource.js'
 import { GROUPS_SEGMENT } from '../route-names.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
-import type { RouterContext } from './router-context.js'
 
 /**
  * GET <prefix>/_groups: the router's documents grouped and measured (docs/groups.md). It reads the

@@ -1,17 +1,11 @@
-import type { FastifyRequest, RouteOptions } from 'fastify'
+import type { RouteOptions } from 'fastify'
+import { nextLinkHeader } from '../core/list-page.js'
+import type { RouterContext } from '../core/router-context.js'
+import { countHeaders, preferHeaderSchema } from '../core/total-count.js'
 import { listHandler } from '../http/handlers.js'
-import { allOf, type Filter } from '../query/filter.js'
-import type { ListQuery, ListQueryString } from '../query/list-query.js'
 import { listQuerySchema } from '../query/list-query.js'
-import { PageCursors } from '../query/page-cursor.js'
-import { parseClientQuery } from '../query/parse-client-query.js'
-import { fieldSelector } from '../query/parse-fields.js'
-import { parseFilter } from '../query/parse-filter.js'
 import type { Resource } from '../resources/resource.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
-import { type ListPageSpec, nextLinkHeader, } from './list-page.js'
-import type { RouterContext } from './router-context.js'
-import { countHeaders, preferHeaderSchema } from './total-count.js'
 
 /** GET <prefix>: filter -> sort -> skip -> limit, as a JSON array. */
 export function buildListRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {
@@ -28,30 +22,4 @@ export function buildListRoute(context: RouterContext, resource: Resource, url: 
     schema: { ...route.schema, summary: `List ${options.collectionName}`, querystring: listQuerySchema, headers: preferHeaderSchema },
     handler: listHandler(resource, context.streams),
   }
-}
-
-/** Counts, `fields=` and cursors of the main list (list-page.ts). */
-export function mainListPage(context: RouterContext): ListPageSpec {
-  return {
-    count: (filter) => context.store.count(filter),
-    estimatedCount: () => context.store.estimatedCount(),
-    selectFields: fieldSelector(context.options.modelOut ?? context.options.model),
-    cursors: { seal: new PageCursors(context.options.cursorSecret), typed: context.typed },
-  }
-}
-
-/** The list query of a request, under the router's scope; the service API passes its own `query`. */
-export async function parseListQuery(context: RouterContext, request: FastifyRequest, query = request.query as ListQueryString): Promise<ListQuery> {
-  const { filters, ...rest } = query
-  return { ...parseClientQuery(rest, context.listSpec), filter: await listFilter(context, request, filters) }
-}
-
-/** What a list (and its groups) reads: the client's `filters` under the router's scope. */
-export async function listFilter(context: RouterContext, request: FastifyRequest, filters: string | undefined): Promise<Filter | undefined> {
-  const scoped = context.options.filterDependency !== undefined
-  // With a scope, client filters are ignored (docs/security.md, Row scope) unless the router ANDs them with it:
-  // either way the scope is never widened.
-  if (scoped && context.options.filtersUnderScope !== 'and') return context.scope(request)
-  const filter = parseFilter(filters, context.filterContext)
-  return scoped ? allOf(await context.scope(request), filter) : filter
 }

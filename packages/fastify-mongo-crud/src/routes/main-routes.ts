@@ -1,4 +1,6 @@
 import type { RouteOptions } from 'fastify'
+import type { RouterContext } from '../core/router-context.js'
+import { unservedSegmentRoutes } from '../core/unserved-segments.js'
 import type { RouteName } from '../options.js'
 import type { Resource } from '../resources/resource.js'
 import { buildCreateRoute } from './create.js'
@@ -8,8 +10,6 @@ import { buildListRoute } from './list.js'
 import { buildReadRoute } from './read.js'
 import { buildRemoveRoute } from './remove.js'
 import { buildReplaceRoute } from './replace.js'
-import type { RouterContext } from './router-context.js'
-import { unservedSegmentRoutes } from './unserved-segments.js'
 import { buildUpdateRoute } from './update.js'
 
 type RouteBuilder = (context: RouterContext, resource: Resource, url: string) => RouteOptions

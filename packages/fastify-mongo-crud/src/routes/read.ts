@@ -1,9 +1,9 @@
 import type { RouteOptions } from 'fastify'
+import { conditionalHeaders, etagHeader, notModifiedResponse } from '../core/conditional-request.js'
+import type { RouterContext } from '../core/router-context.js'
 import { getHandler } from '../http/handlers.js'
 import type { Resource } from '../resources/resource.js'
 import { errorRef, validationErrorRef } from '../schema/error-schemas.js'
-import { conditionalHeaders, etagHeader, notModifiedResponse } from './conditional-request.js'
-import type { RouterContext } from './router-context.js'
 
 /** GET <prefix>/{id}: the document, or "Document not found" for a missing, invalid or out-of-scope id. */
 export function buildReadRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {

@@ -1,10 +1,10 @@
 import type { RouteOptions } from 'fastify'
+import { conditionalHeaders, preconditionFailedResponse } from '../core/conditional-request.js'
+import type { RouterContext } from '../core/router-context.js'
 import { deleteHandler } from '../http/handlers.js'
 import type { Resource } from '../resources/resource.js'
 import { errorRef } from '../schema/error-schemas.js'
-import { conditionalHeaders, preconditionFailedResponse } from './conditional-request.js'
 import { itemParams } from './read.js'
-import type { RouterContext } from './router-context.js'
 
 /** DELETE <prefix>/{id}: 204 with an empty body. */
 export function buildRemoveRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {

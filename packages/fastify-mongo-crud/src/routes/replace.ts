@@ -1,11 +1,11 @@
 import type { RouteOptions } from 'fastify'
+import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from '../core/conditional-request.js'
+import type { RouterContext } from '../core/router-context.js'
+import { preValidationFillingScope } from '../core/scoped-write.js'
 import { writeHandler } from '../http/handlers.js'
 import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
-import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
 import { itemParams } from './read.js'
-import type { RouterContext } from './router-context.js'
-import { preValidationFillingScope } from './scoped-write.js'
 
 /** PUT <prefix>/{id}: replaces the whole document, keeping its id. */
 export function buildReplaceRoute(context: RouterContext, resource: Resource, url: string): RouteOptions {

@@ -1,16 +1,16 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { EventHeartbeat } from '../core/event-heartbeat.js'
+import type { EventStreams } from '../core/event-streams.js'
+import { listFilter } from '../core/main-list.js'
+import { Pacer } from '../core/pacer.js'
+import type { Caller, RouterContext } from '../core/router-context.js'
 import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import type { Filter } from '../query/filter.js'
 import type { Resource } from '../resources/resource.js'
 import { DROP } from '../schema/fit-document.js'
 import type { StoreChanges, StoredChange, WireDoc } from '../store/store.js'
-import { EventHeartbeat } from './event-heartbeat.js'
-import type { EventStreams } from './event-streams.js'
-import { listFilter } from './list.js'
-import { Pacer } from './pacer.js'
-import type { Caller, RouterContext } from './router-context.js'
 
 /** What a subscriber refused for too many streams is told to wait before retrying, in seconds. */
 const RETRY_AFTER_S = 1

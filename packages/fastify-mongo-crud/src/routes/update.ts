@@ -1,11 +1,11 @@
 import type { RouteOptions } from 'fastify'
+import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from '../core/conditional-request.js'
+import type { RouterContext } from '../core/router-context.js'
 import { patchHandler } from '../http/handlers.js'
 import { patchBodySchema } from '../patch/patch-media-types.js'
 import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
-import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from './conditional-request.js'
 import { itemParams } from './read.js'
-import type { RouterContext } from './router-context.js'
 
 /**
  * PATCH <prefix>/{id}: a true partial update; only the keys sent change, `null` clears a field. Or,

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
-import { OBJECT_ID_HEX } from '../store/object-id.js'
+import { OBJECT_ID_HEX } from '../shapes/object-id.js'
 import type { JsonSchema } from './fit.js'
 import { withoutNestedIds } from './nested-models.js'
 import { withoutRequired } from './without-required.js'

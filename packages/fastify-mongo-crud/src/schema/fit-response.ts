@@ -12,7 +12,7 @@ export interface FitSource {
 
 /**
  * Fits one stored document to an output model, logging one warning per document and field; DROP
- * when none of it can be served. Lists call it on each document (routes/serve-list.ts), the routes
+ * when none of it can be served. Lists call it on each document (core/serve-list.ts), the routes
  * answering one document through `withFittedResponses`: each answer is fitted in exactly one place.
  */
 export type DocumentFitter = (doc: unknown, request: FastifyRequest) => unknown

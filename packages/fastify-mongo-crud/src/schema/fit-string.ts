@@ -1,4 +1,4 @@
-import { isObjectIdHex } from '../store/object-id.js'
+import { isObjectIdHex } from '../shapes/object-id.js'
 import { DROP, describe, type Fit, type JsonSchema } from './fit.js'
 
 /** The fit of `type: string`, with its `pattern`, `format: objectid` and `enum`. */

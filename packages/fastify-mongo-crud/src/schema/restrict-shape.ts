@@ -1,4 +1,4 @@
-import { nodeAt, type ShapeNode } from './model-shape.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 
 /**
  * A shape holding only the given dotted paths (and what lies below them), for the `filterable` and

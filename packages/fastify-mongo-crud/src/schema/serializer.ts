@@ -1,7 +1,7 @@
 import fastJson from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { TSchema } from 'typebox'
-import { OBJECT_ID_HEX } from '../store/object-id.js'
+import { OBJECT_ID_HEX } from '../shapes/object-id.js'
 import { withoutNestedIds } from './nested-models.js'
 import { withoutRequired } from './without-required.js'
 

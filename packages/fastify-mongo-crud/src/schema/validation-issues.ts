@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv'
 import type { ValidationIssue } from '../errors.js'
-import { OBJECT_ID_PATTERN } from '../store/object-id.js'
+import { OBJECT_ID_PATTERN } from '../shapes/object-id.js'
 import { MAX_ISSUES } from './bounded-errors.js'
 
 /**

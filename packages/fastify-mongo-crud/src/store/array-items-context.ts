@@ -1,7 +1,7 @@
 import type { Filter } from '../query/filter.js'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
+import { isObjectIdHex, type ObjectIds } from '../shapes/object-id.js'
 import type { Document, DriverCollection } from './driver-db.js'
-import { isObjectIdHex, type ObjectIds } from './object-id.js'
 import { toMongoFilter } from './to-mongo-filter.js'
 
 /** What the reads and the writes of one embed's items share, built once per `arrayItems` call. */

@@ -1,9 +1,9 @@
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
+import type { ObjectIds } from '../shapes/object-id.js'
 import { arrayItemReads } from './array-item-reads.js'
 import { arrayItemWrites } from './array-item-writes.js'
 import { arrayItemsContext } from './array-items-context.js'
 import type { DriverCollection } from './driver-db.js'
-import type { ObjectIds } from './object-id.js'
 import type { ArrayItems, WireDoc } from './store.js'
 
 /**

@@ -1,6 +1,6 @@
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
+import { isObjectId, isObjectIdHex, type ObjectIds, objectIdHex } from '../shapes/object-id.js'
 import type { Document } from './driver-db.js'
-import { isObjectId, isObjectIdHex, type ObjectIds, objectIdHex } from './object-id.js'
 import type { WireDoc } from './store.js'
 
 /**

@@ -1,10 +1,10 @@
+import { isObjectIdHex } from '../shapes/object-id.js'
 import { toWire } from './codec.js'
 import type { CollectionContext } from './collection-context.js'
 import type { DriverCursor } from './driver-db.js'
 import { findOptions } from './find-options.js'
 import { groupRow, groupStages } from './group-pipeline.js'
 import { translating, translatingCursor } from './map-driver-error.js'
-import { isObjectIdHex } from './object-id.js'
 import type { CollectionStore, WireDoc } from './store.js'
 
 type CollectionReads = Pick<CollectionStore, 'list' | 'find' | 'count' | 'groups' | 'estimatedCount' | 'findOne' | 'findSnapshot' | 'findByIds'>

@@ -1,4 +1,4 @@
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 import { createArrayItems } from './array-items.js'
 import { toWire } from './codec.js'
 import { type CollectionStoreOptions, collectionContext } from './collection-context.js'

@@ -1,5 +1,5 @@
 import type { GroupMetric, GroupQuery, GroupRow } from '../query/group-query.js'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 import { toWire } from './codec.js'
 import type { Document } from './driver-db.js'
 import { toMongoPath } from './to-mongo-filter.js'

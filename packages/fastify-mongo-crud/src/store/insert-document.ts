@@ -1,6 +1,6 @@
+import type { ObjectIds } from '../shapes/object-id.js'
 import { toWire } from './codec.js'
 import type { Document, DriverCollection } from './driver-db.js'
-import type { ObjectIds } from './object-id.js'
 import type { WireDoc } from './store.js'
 
 /** Fresh ids tried before a create whose server-chosen ids keep colliding gives up. */

@@ -1,8 +1,7 @@
-import type { ResolvedIndex } from '../options.js'
 import type { Filter } from '../query/filter.js'
 import type { GroupQuery, GroupRow } from '../query/group-query.js'
 import type { ListQuery } from '../query/list-query.js'
-import type { ShapeNode } from '../schema/model-shape.js'
+import type { ShapeNode } from '../shapes/model-shape.js'
 
 /**
  * A document as the routes see it: JSON-ready, `id` instead of `_id`, identifiers as 24-hex strings.
@@ -11,6 +10,13 @@ import type { ShapeNode } from '../schema/model-shape.js'
 export type WireDoc = Record<string, unknown>
 
 /** A partial update: fields to set (nested paths allowed) and fields to remove. */
+/** An index of `indexes`, resolved at registration (options/resolve-router-options.ts). */
+export interface ResolvedIndex {
+  readonly key: Readonly<Record<string, 1 | -1>>
+  readonly unique: boolean
+  readonly name: string | undefined
+}
+
 export interface DocChanges {
   set: WireDoc
   unset?: string[]

@@ -1,8 +1,8 @@
 import { isRecord } from '../is-record.js'
 import type { Condition, Filter, FilterValue } from '../query/filter.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
+import { isObjectIdHex, type ObjectIds } from '../shapes/object-id.js'
 import type { Document } from './driver-db.js'
-import { isObjectIdHex, type ObjectIds } from './object-id.js'
 
 const ANY: ShapeNode = { kind: 'any' }
 

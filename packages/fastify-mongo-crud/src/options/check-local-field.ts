@@ -1,6 +1,6 @@
 import { SetupError } from '../errors.js'
-import type { ResolvedRouterOptions } from '../options.js'
 import type { CRUDLookup } from './crud-lookup.js'
+import type { ResolvedRouterOptions } from './router-option-types.js'
 
 /** What a lookup's link depends on, as CRUDRouter's options and the API file both say it. */
 interface LinkFacts {

@@ -1,26 +1,13 @@
 import type { RouteOptions } from 'fastify'
+import type { RouterContext } from '../core/router-context.js'
+import type { CRUDEmbed } from '../options/crud-embed.js'
+import type { EmbedPlan } from '../relations/embed-plan.js'
+import { READS_PARENT, UPDATES_PARENT } from '../relations/parent.js'
 import type { Resource } from '../resources/resource.js'
 import type { RouteName } from '../route-names.js'
-import type { RouterContext } from '../routes/router-context.js'
-import { routerRefs } from '../schema/router-refs.js'
-import type { ArrayItems, } from '../store/store.js'
-import { buildChildModel, type ChildModel, } from './child-model.js'
 import { buildChildRoutes } from './child-routes.js'
-import type { CRUDEmbed } from './crud-embed.js'
-import { READS_PARENT, UPDATES_PARENT } from './parent.js'
 
 const ITEM_PARAM = 'embed_id'
-
-export interface EmbedPlan {
-  readonly embed: CRUDEmbed
-  readonly child: ChildModel
-  readonly items: ArrayItems
-}
-
-export function planEmbed(embed: CRUDEmbed, context: RouterContext): EmbedPlan {
-  const child = buildChildModel(embed.model, embed.modelOut, context.listSpec, routerRefs(context.options))
-  return { embed, child, items: context.store.arrayItems(embed.embedName, child.typed) }
-}
 
 /**
  * The five routes of an embed (docs/http-contract.md) at `<item>/<embedName>`, minus those the embed

@@ -1,6 +1,4 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { refusalResponses } from '../docs/route-refusals.js'
-import { routeSecurity } from '../docs/route-security.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
 import { defaultSorter } from '../query/default-sort.js'
@@ -8,11 +6,13 @@ import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListSpec } from '../query/parse-client-query.js'
 import type { FilterContext, } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
-import { isObjectIdHex } from '../store/object-id.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
+import { isObjectIdHex } from '../shapes/object-id.js'
 import type { CollectionStore, WireDoc } from '../store/store.js'
 import { collectionPlace, placeKey } from './etag.js'
 import { requestScope } from './request-scope.js'
+import { refusalResponses } from './route-refusals.js'
+import { routeSecurity } from './route-security.js'
 import { DEFAULT_MAX_STREAMS, DEFAULT_STREAM_IDLE_TIMEOUT_MS, StreamGate } from './stream-gate.js'
 
 /**
@@ -38,7 +38,7 @@ export interface RouterContext {
   readonly streams: StreamGate
   /** Name of the item path parameter: `id` for `_id`, else the identifier field's name. */
   readonly itemParam: string
-  /** The key of this collection's ETags: `etagKey` bound to the database and collection (routes/etag.ts). */
+  /** The key of this collection's ETags: `etagKey` bound to the database and collection (core/etag.ts). */
   readonly etagKey: string
   /**
    * The key of the ETags of the items of one embedded array of the request's parent: bound to the

@@ -1,13 +1,13 @@
+import { checkIfMatch } from '../core/conditional-request.js'
+import { etagOf } from '../core/etag.js'
+import type { Caller } from '../core/router-context.js'
 import { invalidBody, patchRetriesExhausted } from '../errors.js'
-import type { Preconditions } from '../resources/resource.js'
-import { checkIfMatch } from '../routes/conditional-request.js'
-import { etagOf } from '../routes/etag.js'
-import type { Caller } from '../routes/router-context.js'
-import { nodeAt, type ShapeNode } from '../schema/model-shape.js'
+import { applyJsonPatch, jsonPatchPaths } from '../patch/json-patch.js'
+import { applyMergePatch, mergePatchPaths } from '../patch/merge-patch.js'
+import { PATCH_MEDIA_TYPES, type PatchMediaType } from '../patch/patch-media-types.js'
+import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import type { WireDoc } from '../store/store.js'
-import { applyJsonPatch, jsonPatchPaths } from './json-patch.js'
-import { applyMergePatch, mergePatchPaths } from './merge-patch.js'
-import { PATCH_MEDIA_TYPES, type PatchMediaType } from './patch-media-types.js'
+import type { Preconditions } from './resource.js'
 
 /** Attempts of a patch whose document another write changed between its read and its write. */
 const ATTEMPTS = 5

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import { invalidBody } from '../errors.js'
 import type { Filter } from '../query/filter.js'
-import type { RouterContext } from '../routes/router-context.js'
-import { nodeAt } from '../schema/model-shape.js'
+import { nodeAt } from '../shapes/model-shape.js'
 import type { WireDoc } from '../store/store.js'
+import type { RouterContext } from './router-context.js'
 
 /**
  * A parent keeps the value its lookup children are linked by (a `localField` other than `_id`, unique
@@ -11,7 +11,7 @@ import type { WireDoc } from '../store/store.js'
  * children would stay behind with the old value, for the next parent given it (another caller's,
  * perhaps) to take. This holds for the identifier field too, which the router otherwise lets change.
  *
- * Every replace and update of a document, route or service, passes here (routes/scoped-write.ts), so
+ * Every replace and update of a document, route or service, passes here (core/scoped-write.ts), so
  * no write through the router changes the value: checking it against the stored document is enough,
  * as whatever write raced with this one could not have changed it either. `change` is what
  * scopedWrite receives: the fields the write sets, and which fields it decides (`isKnown`).

@@ -2,8 +2,8 @@ import type { FastifyRequest, RouteOptions } from 'fastify'
 import { invalidBody, outOfScope } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import { allOf, type Filter, type FilterValue } from '../query/filter.js'
-import { keepLinkFields } from '../relations/keep-link-fields.js'
 import type { WireDoc } from '../store/store.js'
+import { keepLinkFields } from './keep-link-fields.js'
 import type { RouterContext } from './router-context.js'
 
 /**
