@@ -73,11 +73,11 @@ describe('query parameters a newcomer guesses answer 400 with the form that mean
   })
 })
 
-describe("the README's curl example runs against the demo API", () => {
+describe("docs/http-contract.md's curl example runs against the demo API", () => {
   it('answers the filtered, sorted page it describes', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
-    const line = readme.split('\n').find((text) => text.startsWith('curl -G http://127.0.0.1:8000/api/v2/users'))
-    assert.ok(line, 'the README has no curl example of filters')
+    const page = await readFile(new URL('../../docs/http-contract.md', import.meta.url), 'utf8')
+    const line = page.split('\n').find((text) => text.startsWith('curl -G http://127.0.0.1:8000/api/v2/users'))
+    assert.ok(line, 'docs/http-contract.md has no curl example of filters')
     const db = await openEmbedded()
     const app = await buildApiApp(await loadApiFile(new URL('../../api.json', import.meta.url).pathname), db, { fastify: { logger: false } })
     try {
@@ -86,7 +86,7 @@ describe("the README's curl example runs against the demo API", () => {
         const res = await app.inject({ method: 'POST', url: '/api/v2/users', payload: { name, email: `${name}@example.com`, password: 'password1', age } })
         assert.equal(res.statusCode, 201, res.body)
       }
-      // The README's command as written, on this server's port.
+      // The page's command as written, on this server's port.
       const args = splitShell(line.replace('http://127.0.0.1:8000', origin)).slice(1)
       const { stdout } = await promisify(execFile)('curl', ['-s', ...args])
       assert.deepEqual((JSON.parse(stdout) as Array<{ name: string }>).map((user) => user.name), ['alice', 'adam'])
@@ -97,7 +97,7 @@ describe("the README's curl example runs against the demo API", () => {
   })
 })
 
-/** Words of a shell line with single quotes (what the README's example uses). */
+/** Words of a shell line with single quotes (what the page's example uses). */
 function splitShell(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]!)
 }

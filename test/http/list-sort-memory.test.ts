@@ -90,7 +90,7 @@ for (const mode of modes) {
       assert.deepEqual(page.map((user: { age: number }) => user.age), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
     })
 
-    // README.md: an `id` sort streams whatever its size where the engine walks `_id` in order (on disk,
+    // docs/http-contract.md: an `id` sort streams whatever its size where the engine walks `_id` in order (on disk,
     // ObjectId ids); the engine in memory holds the matches to sort them, as for a field without an index.
     const walksIds = mode.name === 'embedded-disk'
     it(`${walksIds ? 'streams' : 'answers 422 to'} a list sorted by id past the limit`, async () => {

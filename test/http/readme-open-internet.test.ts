@@ -1,6 +1,6 @@
 /**
- * The README's "On the open internet" example (helmet, CORS, rate limit, under-pressure and request
- * logging on createApp) compiles with tsc --strict and does what its comments say, run as written
+ * The example of docs/open-internet.md (helmet, CORS, rate limit, under-pressure and request logging on
+ * createApp; it was the README's) compiles with tsc --strict and does what its comments say, run as written
  * with a router registered after it (only its logger gets a stream to read, and the pressure test a
  * failing health check).
  */
@@ -18,21 +18,22 @@ import type { App } from '../harness/app.ts'
 import { errorsOf, root, tsc, USER_COMPILER_OPTIONS } from '../harness/fresh-project.ts'
 
 const MARKER = '<!-- open-internet:'
+const PAGE = 'docs/open-internet.md'
 const LISTEN = 'await app.listen({ port: 8000 })'
 
-/** The first ```ts block after the marker of README.md. */
+/** The first ```ts block after the marker of docs/open-internet.md. */
 async function example(): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8')
-  const at = readme.indexOf(MARKER)
-  assert.notEqual(at, -1, `README.md has no ${MARKER} marker`)
-  const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))?.[1] ?? ''
+  const page = await readFile(join(root, PAGE), 'utf8')
+  const at = page.indexOf(MARKER)
+  assert.notEqual(at, -1, `${PAGE} has no ${MARKER} marker`)
+  const block = /```ts\n([\s\S]*?)\n```/.exec(page.slice(at))?.[1] ?? ''
   assert.ok(block.includes(LISTEN), 'no ```ts block ending with app.listen after the marker')
   return block
 }
 
 /** `code` with `from` replaced by `to`, which must be there. */
 function replaced(code: string, from: string, to: string): string {
-  assert.ok(code.includes(from), `the README example no longer has ${from}`)
+  assert.ok(code.includes(from), `the example of ${PAGE} no longer has ${from}`)
   return code.replace(from, to)
 }
 
@@ -46,7 +47,7 @@ const logStream = new Writable({
 
 const Note = MongoModel('ReadmeNote', { title: Type.String() })
 
-describe('README: on the open internet', { timeout: 120_000 }, () => {
+describe('docs/open-internet.md: on the open internet', { timeout: 120_000 }, () => {
   let dir = ''
   let code = ''
   const db = openEmbedded()

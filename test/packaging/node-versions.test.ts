@@ -1,7 +1,7 @@
 // What the packages say about Node and modules is true: each `engines` floor installs the package's
 // dependency tree (its peers included, as npm installs them) without an EBADENGINE warning, the
-// workspace root's floor covers everything `npm ci` installs, the READMEs give the same floors, and
-// they say the packages are ES modules only, as their `exports` are.
+// workspace root's floor covers everything `npm ci` installs, docs/install.md and the router's README give the
+// same floors, and they say the packages are ES modules only, as their `exports` are.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -106,16 +106,17 @@ describe('engines: each floor installs without EBADENGINE warnings', () => {
   })
 })
 
-describe('the READMEs say what package.json says', () => {
-  const readme = readText('README.md')
+describe('docs/install.md and the READMEs say what package.json says', () => {
+  const install = readText('docs/install.md')
 
-  it('the README gives each install line its package floor, and the workspace floor', () => {
+  it('docs/install.md gives each install line its package floor, and the workspace floor', () => {
     const router = spoken(floorOf(readJson<Manifest>('packages/fastify-mongo-crud/package.json')))
     const engine = spoken(floorOf(readJson<Manifest>('packages/embedded/package.json')))
     const workspace = spoken(floorOf(readJson<Manifest>('package.json')))
-    assert.match(readme, new RegExp(`\`npm install fastify-mongo-crud fastify mongodb\`, on Node ${router.replace('.', '\\.')} or newer`))
-    assert.match(readme, new RegExp(`\`npm install @fastify-mongo-crud/embedded\`, on Node ${engine.replace('.', '\\.')} or newer`))
-    assert.match(readme, new RegExp(`workspace[^.]*Node ${workspace.replace('.', '\\.')} or newer`))
+    assert.match(install, new RegExp(`\`npm install fastify-mongo-crud fastify mongodb\`, on Node ${router.replace('.', '\\.')} or newer`))
+    assert.match(install, new RegExp(`\`npm install @fastify-mongo-crud/embedded\`, on Node ${engine.replace('.', '\\.')} or newer`))
+    assert.match(install, new RegExp(`workspace[^.]*Node ${workspace.replace('.', '\\.')} or newer`))
+    assert.match(readText('README.md'), /\]\(docs\/install\.md\)/, 'the README does not link to docs/install.md')
   })
 
   it('the router README gives its floor', () => {
@@ -138,8 +139,8 @@ describe('ES modules only', () => {
 
   it('the install lines say so beside them', () => {
     const lines: Array<[path: string, install: string]> = [
-      ['README.md', '`npm install fastify-mongo-crud fastify mongodb`'],
-      ['README.md', '`npm install @fastify-mongo-crud/embedded`'],
+      ['docs/install.md', '`npm install fastify-mongo-crud fastify mongodb`'],
+      ['docs/install.md', '`npm install @fastify-mongo-crud/embedded`'],
       ['packages/fastify-mongo-crud/README.md', 'npm install fastify-mongo-crud fastify mongodb'],
     ]
     for (const [path, line] of lines) {

@@ -333,7 +333,7 @@ class LmdbCollection implements CollectionStorage {
    * transactions. A lazy `getRange()` would hold its read transaction for as long as the walk
    * lives: across a slow client's backpressure or between two getMores, so a few hundred stalled
    * readers would take every LMDB reader slot (MDB_READERS_FULL) and pin old pages. Each batch is
-   * a consistent snapshot; a long walk is not (see the README's engine section).
+   * a consistent snapshot; a long walk is not (see docs/engine.md).
    */
   *scan(): Generator<Uint8Array, undefined> {
     for (const [, bytes] of this.visit(pooledCopy)) yield bytes
