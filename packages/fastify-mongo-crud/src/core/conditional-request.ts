@@ -30,12 +30,52 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, doc: W
 }
 
 /**
+ * The preconditions of a write (docs/conditional-requests.md), as an HTTP request sent them: `If-Match`
+ * on replace, update and delete, `If-None-Match: *` on create. The service API sends none. `version` is
+ * the version the same command read (a patch computes its change from it): the write must find that one
+ * unchanged, and nothing is read again.
+ */
+export interface Preconditions {
+  readonly ifMatch?: string | string[] | undefined
+  readonly createOnly?: boolean
+  readonly version?: Snapshot
+}
+
+/**
+ * The version a write must find unchanged, decided here for every write of every kind: the one the
+ * command read (`version`), the one `If-Match` names (read now: `checkIfMatch`), or none.
+ */
+export function versionToKeep(pre: Preconditions, key: string | undefined, read: () => Promise<Snapshot | undefined>, refused: () => Error): Promise<Snapshot | undefined> {
+  if (pre.version !== undefined) return Promise.resolve(pre.version)
+  return checkIfMatch(pre.ifMatch, key, read, refused)
+}
+
+/** Where a conditional write of one document (or item) reads: its tags' key, the version If-Match names, whether it is still there. */
+export interface WriteTarget {
+  readonly key: string | undefined
+  readonly read: () => Promise<Snapshot | undefined>
+  readonly find: () => Promise<unknown>
+}
+
+/** A write under its preconditions: the version to keep, then the write guarded by it (compare-and-swap), 412 when another write came first. */
+export async function conditionalWrite<T>(pre: Preconditions, target: WriteTarget, refused: () => Error, write: (unchanged: Snapshot | undefined) => Promise<T>): Promise<T> {
+  const unchanged = await versionToKeep(pre, target.key, target.read, refused)
+  return guardedWrite(unchanged, () => write(unchanged), target.find)
+}
+
+/** A patch's `If-Match` against the version it read: 412 unless one of the tags sent is that version's. */
+export function requireTag(ifMatch: string | string[] | undefined, tag: string): void {
+  const tags = entityTags(ifMatch)
+  if (tags !== undefined && tags !== '*' && !tags.includes(tag)) throw changed()
+}
+
+/**
  * A write's `If-Match`: undefined when there is none (or `*`, which any existing document meets), or
  * the snapshot of the document whose tag it names, which the write must then find unchanged. A missing
  * document (or one out of scope) answers the route's usual refusal; another tag answers 412.
  * Comparison is strong: a weak tag (`W/"..."`) never matches.
  */
-export async function checkIfMatch(
+async function checkIfMatch(
   ifMatch: string | string[] | undefined,
   key: string | undefined,
   read: () => Promise<Snapshot | undefined>,

@@ -1,5 +1,5 @@
 import { bodyWithoutId } from '../core/body-id.js'
-import { checkIfMatch, exists, guardedWrite } from '../core/conditional-request.js'
+import { conditionalWrite, exists, guardedWrite, versionToKeep } from '../core/conditional-request.js'
 import { prepareListPage } from '../core/list-page.js'
 import { listFilter, mainListPage, parseListQuery } from '../core/main-list.js'
 import { refuseReservedId } from '../core/reserved-segments.js'
@@ -35,6 +35,13 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
     return filter
   }
 
+  /** The document of the path as stored (for a patch), or `notUpdated` when there is none. */
+  async function snapshotOf(caller: Caller, id: string) {
+    const snapshot = await store.findSnapshot(await itemOf(caller, id, notUpdated))
+    if (snapshot === undefined) throw notUpdated()
+    return snapshot
+  }
+
   /** The document of the path, or `refused` when there is none: GET's not found, a patch's `notUpdated`. */
   async function find(caller: Caller, id: string, refused: () => Error, fields?: readonly string[]): Promise<WireDoc> {
     const doc = await store.findOne(await itemOf(caller, id, refused), fields)
@@ -45,7 +52,7 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
   /** A replace or update: If-Match read first, then the write guarded by it and by the scope at once. */
   async function write(caller: Caller, id: string, change: { after: WireDoc, isKnown: (field: string) => boolean }, pre: Preconditions, run: (filter: Filter, unchanged: Parameters<typeof store.update>[2]) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
     const filter = await itemOf(caller, id, refused)
-    const unchanged = await checkIfMatch(pre.ifMatch, context.etagKey, () => store.findSnapshot(filter), refused)
+    const unchanged = await versionToKeep(pre, context.etagKey, () => store.findSnapshot(filter), refused)
     const written = (guarded: Filter) =>
       guardedWrite(unchanged, () => writeOrExplain(() => run(guarded, unchanged), refused), () => store.findOne(guarded))
     return scopedWrite(context, caller.request, filter, change, written, refused)
@@ -85,11 +92,11 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
     },
     async delete(caller, id, pre) {
       const filter = await itemOf(caller, id, notDeleted)
-      const unchanged = await checkIfMatch(pre.ifMatch, context.etagKey, () => store.findSnapshot(filter), notDeleted)
-      if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+      const target = { key: context.etagKey, read: () => store.findSnapshot(filter), find: () => store.findOne(filter) }
+      if (!(await conditionalWrite(pre, target, notDeleted, (unchanged) => store.remove(filter, unchanged)))) throw notDeleted()
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: (c: Caller, i: string) => find(c, i, notUpdated), write: this.replace! }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: snapshotOf, write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

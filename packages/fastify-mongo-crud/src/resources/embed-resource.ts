@@ -1,5 +1,5 @@
 import { bodyWithoutId } from '../core/body-id.js'
-import { checkIfMatch, exists, guardedWrite } from '../core/conditional-request.js'
+import { conditionalWrite, exists } from '../core/conditional-request.js'
 import { prepareListPage } from '../core/list-page.js'
 import type { Caller, RouterContext } from '../core/router-context.js'
 import type { ListPresenter, ListSource } from '../core/serve-list.js'
@@ -15,7 +15,7 @@ import type { GroupSpec } from '../query/parse-group-query.js'
 import type { EmbedPlan } from '../relations/embed-plan.js'
 import { parentFilter } from '../relations/parent.js'
 import { routerRefs } from '../schema/router-refs.js'
-import type { ArrayItems, WireDoc } from '../store/store.js'
+import type { ArrayItems, Snapshot, WireDoc } from '../store/store.js'
 import { patchDocument } from './patch-document.js'
 import type { PatchModel, Preconditions, Resource } from './resource.js'
 import { runGroups } from './run-groups.js'
@@ -41,19 +41,25 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
     throw parent === undefined ? context.notFound() : refused()
   }
   /** The item as stored, for `If-Match` (a missing parent is not found; a missing item, undefined). */
-  const snapshot = (parent: Filter, id: string) => async () => {
+  const snapshot = async (parent: Filter, id: string) => {
     const found = await items.snapshot(parent, id)
     if (found === undefined) throw context.notFound()
     return found.item
   }
-  const stillThere = (parent: Filter, id: string) => async () => (await items.get(parent, id))?.item
+  /** Where a conditional write of an item reads: its tags' key, its stored version, whether it is still there. */
+  const targetOf = (caller: Caller, parent: Filter, id: string) => ({ key: tagKey(caller), read: () => snapshot(parent, id), find: async () => (await items.get(parent, id))?.item })
+  /** The item of the path as stored (for a patch), or `notUpdated` when there is none. */
+  async function snapshotOf(caller: Caller, id: string) {
+    const found = await snapshot(await parentOf(caller), id)
+    if (found === undefined) throw notUpdated()
+    return found
+  }
 
   /** The item replaced whole (what a patch computed), guarded as `update` is. */
   async function overwrite(caller: Caller, id: string, body: WireDoc, pre: Preconditions): Promise<WireDoc> {
     const parent = await parentOf(caller)
-    const unchanged = await checkIfMatch(pre.ifMatch, tagKey(caller), snapshot(parent, id), notUpdated)
-    const write = () => writeOrExplain(() => items.replace(parent, id, body, unchanged), notUpdated)
-    return (await guardedWrite(unchanged, write, stillThere(parent, id))) ?? explainMiss(caller, notUpdated)
+    const write = (unchanged: Snapshot | undefined) => writeOrExplain(() => items.replace(parent, id, body, unchanged), notUpdated)
+    return (await conditionalWrite(pre, targetOf(caller, parent, id), notUpdated, write)) ?? explainMiss(caller, notUpdated)
   }
 
   return {
@@ -91,17 +97,15 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
     async update(caller, id, body, pre) {
       const changes = bodyWithoutId(body, id, '_id')
       const parent = await parentOf(caller)
-      const unchanged = await checkIfMatch(pre.ifMatch, tagKey(caller), snapshot(parent, id), notUpdated)
-      const write = () => writeOrExplain(() => items.update(parent, id, changes, unchanged), notUpdated)
-      return (await guardedWrite(unchanged, write, stillThere(parent, id))) ?? explainMiss(caller, notUpdated)
+      const write = (unchanged: Snapshot | undefined) => writeOrExplain(() => items.update(parent, id, changes, unchanged), notUpdated)
+      return (await conditionalWrite(pre, targetOf(caller, parent, id), notUpdated, write)) ?? explainMiss(caller, notUpdated)
     },
     async delete(caller, id, pre) {
       const parent = await parentOf(caller)
-      const unchanged = await checkIfMatch(pre.ifMatch, tagKey(caller), snapshot(parent, id), notDeleted)
-      if (!(await guardedWrite(unchanged, () => items.pull(parent, id, unchanged), stillThere(parent, id)))) await explainMiss(caller, notDeleted)
+      if (!(await conditionalWrite(pre, targetOf(caller, parent, id), notDeleted, (unchanged) => items.pull(parent, id, unchanged)))) await explainMiss(caller, notDeleted)
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey, read: async (c: Caller, i: string) => itemOf(items, await parentOf(c), i, () => context.notFound(), notUpdated), write: overwrite }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey, read: snapshotOf, write: overwrite }, caller, id, type, patch, pre)
     },
   }
 }

@@ -1,5 +1,5 @@
 import { bodyWithoutId } from '../core/body-id.js'
-import { checkIfMatch, exists, guardedWrite } from '../core/conditional-request.js'
+import { conditionalWrite, exists } from '../core/conditional-request.js'
 import { collectionPlace, placeKey } from '../core/etag.js'
 import { prepareListPage } from '../core/list-page.js'
 import type { Caller, RouterContext } from '../core/router-context.js'
@@ -46,6 +46,16 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
     return { value, filter }
   }
 
+  /** Where a conditional write of the child `filter` names reads. */
+  const targetOf = (filter: Filter) => ({ key, read: () => store.findSnapshot(filter), find: () => store.findOne(filter) })
+
+  /** The child of the path as stored (for a patch), or `notUpdated` when there is none. */
+  async function snapshotOf(caller: Caller, id: string): Promise<Snapshot> {
+    const snapshot = await store.findSnapshot((await childOf(caller, id, notUpdated)).filter)
+    if (snapshot === undefined) throw notUpdated()
+    return snapshot
+  }
+
   /** The child of the path, or `refused` when there is none (GET's not found, a patch's `notUpdated`); a missing parent is not found. */
   async function find(caller: Caller, id: string, refused: () => Error, fields?: readonly string[]): Promise<WireDoc> {
     const doc = await store.findOne((await childOf(caller, id, refused)).filter, fields)
@@ -59,8 +69,7 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
     const doc = link.body(bodyWithoutId(body, id, '_id'), value)
     const filter = link.child(id, children)
     if (filter === undefined) throw refused()
-    const unchanged = await checkIfMatch(pre.ifMatch, key, () => store.findSnapshot(filter), refused)
-    const written = await guardedWrite(unchanged, () => writeOrExplain(() => run(filter, doc, unchanged), refused), () => store.findOne(filter))
+    const written = await conditionalWrite(pre, targetOf(filter), refused, (unchanged) => writeOrExplain(() => run(filter, doc, unchanged), refused))
     if (written === undefined) throw refused()
     return written
   }
@@ -93,11 +102,10 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
     update: (caller, id, body, pre) => write(caller, id, body, pre, (filter, doc, unchanged) => store.update(filter, { set: doc }, unchanged), notUpdated),
     async delete(caller, id, pre) {
       const { filter } = await childOf(caller, id, notDeleted)
-      const unchanged = await checkIfMatch(pre.ifMatch, key, () => store.findSnapshot(filter), notDeleted)
-      if (!(await guardedWrite(unchanged, () => store.remove(filter, unchanged), () => store.findOne(filter)))) throw notDeleted()
+      if (!(await conditionalWrite(pre, targetOf(filter), notDeleted, (unchanged) => store.remove(filter, unchanged)))) throw notDeleted()
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: (c: Caller, i: string) => find(c, i, notUpdated), write: this.replace! }, caller, id, type, patch, pre)
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: snapshotOf, write: this.replace! }, caller, id, type, patch, pre)
     },
   }
 }

@@ -1,4 +1,4 @@
-import { checkIfMatch } from '../core/conditional-request.js'
+import { requireTag } from '../core/conditional-request.js'
 import { etagOf } from '../core/etag.js'
 import type { Caller } from '../core/router-context.js'
 import { invalidBody, patchRetriesExhausted } from '../errors.js'
@@ -6,7 +6,7 @@ import { applyJsonPatch, jsonPatchPaths } from '../patch/json-patch.js'
 import { applyMergePatch, mergePatchPaths } from '../patch/merge-patch.js'
 import { PATCH_MEDIA_TYPES, type PatchMediaType } from '../patch/patch-media-types.js'
 import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
-import type { WireDoc } from '../store/store.js'
+import type { Snapshot, WireDoc } from '../store/store.js'
 import type { Preconditions } from './resource.js'
 
 /** Attempts of a patch whose document another write changed between its read and its write. */
@@ -19,8 +19,8 @@ export interface PatchTarget {
    * updated` (422), as a PATCH in `application/json` answers it (docs/http-contract.md); a missing parent
    * of a child or an item is the kind's "not found".
    */
-  read(caller: Caller, id: string): Promise<WireDoc>
-  /** Writes the whole document as PUT does, guarded by `ifMatch` (the tag of the version read). */
+  read(caller: Caller, id: string): Promise<Snapshot>
+  /** Writes the whole document as PUT does, guarded by `version` (the version read, which is not read again). */
   write(caller: Caller, id: string, body: WireDoc, preconditions: Preconditions): Promise<WireDoc>
   tagKey(caller: Caller): string
   /** The stored model's shape: a patch may name only paths it declares. */
@@ -45,14 +45,14 @@ export async function patchDocument(target: PatchTarget, caller: Caller, id: str
   const paths = type === PATCH_MEDIA_TYPES.merge ? mergePatchPaths(patch as Record<string, unknown>) : jsonPatchPaths(patch as Parameters<typeof jsonPatchPaths>[0])
   for (const path of paths) refusePath(target, path)
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const current = await target.read(caller, id)
-    const key = target.tagKey(caller)
-    await checkIfMatch(preconditions.ifMatch, key, async () => ({ doc: current, stored: current }), () => new Error('unreachable'))
+    const version = await target.read(caller, id)
+    const current = version.doc
+    requireTag(preconditions.ifMatch, etagOf(current, target.tagKey(caller)))
     const { patchable, aside } = split(target, current)
     const patched = type === PATCH_MEDIA_TYPES.merge ? applyMergePatch(patchable, patch) : applyJsonPatch(patchable, patch as Parameters<typeof applyJsonPatch>[1])
     const body = target.check({ ...aside, ...(patched as WireDoc) })
     try {
-      return await target.write(caller, id, body, { ifMatch: etagOf(current, key) })
+      return await target.write(caller, id, body, { version })
     } catch (error) {
       // The version read is gone: computed again on the new one, unless the client named a version.
       if ((error as { statusCode?: unknown }).statusCode !== 412 || preconditions.ifMatch !== undefined) throw error

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { Preconditions } from '../core/conditional-request.js'
 import type { PreparedPage } from '../core/list-page.js'
 import type { Caller } from '../core/router-context.js'
 import type { ListPresenter, ListSource } from '../core/serve-list.js'
@@ -63,11 +64,4 @@ interface ResolvedList {
   readonly onPage?: PreparedPage['onPage']
 }
 
-/**
- * The preconditions of a write (docs/conditional-requests.md), as an HTTP request sent them: `If-Match`
- * on replace, update and delete, `If-None-Match: *` on create. The service API sends none.
- */
-export interface Preconditions {
-  readonly ifMatch?: string | string[] | undefined
-  readonly createOnly?: boolean
-}
+export type { Preconditions }
