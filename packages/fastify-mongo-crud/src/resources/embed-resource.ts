@@ -40,20 +40,7 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
     const parent = await context.store.findOne(await parentOf(caller))
     throw parent === undefined ? context.notFound() : refused()
   }
-  /** The item as stored, for `If-Match` (a missing parent is not found; a missing item, undefined). */
-  const snapshot = async (parent: Filter, id: string) => {
-    const found = await items.snapshot(parent, id)
-    if (found === undefined) throw context.notFound()
-    return found.item
-  }
-  /** Where a conditional write of an item reads: its tags' key, its stored version, whether it is still there. */
-  const targetOf = (caller: Caller, parent: Filter, id: string) => ({ key: tagKey(caller), read: () => snapshot(parent, id), find: async () => (await items.get(parent, id))?.item })
-  /** The item of the path as stored (for a patch), or `notUpdated` when there is none. */
-  async function snapshotOf(caller: Caller, id: string) {
-    const found = await snapshot(await parentOf(caller), id)
-    if (found === undefined) throw notUpdated()
-    return found
-  }
+  const { targetOf, snapshotOf } = itemVersions(items, parentOf, tagKey, () => context.notFound())
 
   /** The item replaced whole (what a patch computed), guarded as `update` is. */
   async function overwrite(caller: Caller, id: string, body: WireDoc, pre: Preconditions): Promise<WireDoc> {
@@ -155,4 +142,22 @@ async function countAll(items: AsyncIterable<unknown>): Promise<number> {
   let count = 0
   for await (const _ of items) count++
   return count
+}
+
+/** Where conditional writes of items read: an item's stored version (a missing parent is not found), and whether it is still there. */
+function itemVersions(items: ArrayItems, parentOf: (caller: Caller) => Promise<Filter>, tagKey: (caller: Caller) => string, notFound: () => Error) {
+  const snapshot = async (parent: Filter, id: string) => {
+    const found = await items.snapshot(parent, id)
+    if (found === undefined) throw notFound()
+    return found.item
+  }
+  return {
+    targetOf: (caller: Caller, parent: Filter, id: string) => ({ key: tagKey(caller), read: () => snapshot(parent, id), find: async () => (await items.get(parent, id))?.item }),
+    /** The item of the path as stored (for a patch), or `notUpdated` when there is none. */
+    async snapshotOf(caller: Caller, id: string): Promise<Snapshot> {
+      const found = await snapshot(await parentOf(caller), id)
+      if (found === undefined) throw notUpdated()
+      return found
+    },
+  }
 }

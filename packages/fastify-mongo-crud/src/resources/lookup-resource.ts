@@ -50,11 +50,8 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
   const targetOf = (filter: Filter) => ({ key, read: () => store.findSnapshot(filter), find: () => store.findOne(filter) })
 
   /** The child of the path as stored (for a patch), or `notUpdated` when there is none. */
-  async function snapshotOf(caller: Caller, id: string): Promise<Snapshot> {
-    const snapshot = await store.findSnapshot((await childOf(caller, id, notUpdated)).filter)
-    if (snapshot === undefined) throw notUpdated()
-    return snapshot
-  }
+  const snapshotOf = async (caller: Caller, id: string): Promise<Snapshot> =>
+    (await store.findSnapshot((await childOf(caller, id, notUpdated)).filter)) ?? Promise.reject(notUpdated())
 
   /** The child of the path, or `refused` when there is none (GET's not found, a patch's `notUpdated`); a missing parent is not found. */
   async function find(caller: Caller, id: string, refused: () => Error, fields?: readonly string[]): Promise<WireDoc> {
