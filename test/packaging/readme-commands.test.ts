@@ -4,86 +4,16 @@
 // dist/. The copy is the tracked (and new, not ignored) files of this working tree, so the test sees what a
 // clone of this commit would hold; its `npm install` takes the registry's packages (npm's cache first).
 import assert from 'node:assert/strict'
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { line, type Running, readme, run, start } from '../harness/readme-shell.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const readme = await readFile(join(root, 'README.md'), 'utf8')
 const engineReadme = await readFile(join(root, 'packages/embedded/README.md'), 'utf8')
-
-/** The lines of the README's ```sh blocks, comments and all, as a user copies them. */
-function shellLines(markdown: string): string[] {
-  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n').filter((line) => line.trim() !== ''))
-}
-
-/** The README line that starts with `start`: the test runs what the README says, not a copy of it. */
-function line(start: string, markdown = readme): string {
-  const found = shellLines(markdown).find((l) => l.startsWith(start))
-  assert.ok(found, `README.md has no command line starting with ${JSON.stringify(start)}`)
-  return found
-}
-
-/** The environment of a user's shell: none of what `npm test` and this runner set for the suite. */
-function userEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(npm_|NODE_OPTIONS$|MONGODB_URI$|FMC_DATA_DIR$|PORT$|HOST$)/i.test(k)))
-  return { ...env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...extra }
-}
-
-interface Running {
-  child: ChildProcess
-  found: RegExpExecArray
-  output: () => string
-  stop: () => Promise<number | null>
-}
-
-/** Runs `command` in a shell of its own process group in `cwd`, until its output matches `ready`. */
-async function start(command: string, cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<Running> {
-  const child = spawn('sh', ['-c', command], { cwd, env: userEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  // 'close' comes once every process of the group has let go of the output pipes: the server included, not
-  // only `sh`. The group gets SIGTERM at once, and `sh` ends of the signal: that counts as a clean stop.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code, signal) => resolve(signal === 'SIGTERM' ? 0 : code)))
-  const found = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = ready.exec(output)
-      if (match) resolve(match)
-    }
-    child.stdout.on('data', look)
-    child.stderr.on('data', look)
-    void exited.then((code) => reject(new Error(`\`${command}\` exited with ${code} before ${ready}:\n${output}`)))
-  })
-  return {
-    child,
-    found,
-    output: () => output,
-    async stop() {
-      // The whole group: `sh`, npm and the node process npm started.
-      if (child.exitCode === null) {
-        try {
-          process.kill(-child.pid!, 'SIGTERM')
-        } catch {
-          // The group ended between the check and the signal.
-        }
-      }
-      return exited
-    },
-  }
-}
-
-/** Runs `command` to its end; its exit code and output. */
-function run(command: string, cwd: string): { code: number; output: string } {
-  try {
-    return { code: 0, output: execFileSync('sh', ['-c', command], { cwd, env: userEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) }
-  } catch (error) {
-    const failed = error as { status: number; stdout: string; stderr: string }
-    return { code: failed.status, output: failed.stdout + failed.stderr }
-  }
-}
 
 describe("the README's commands, in order, on a fresh copy of the repository", { timeout: 900_000 }, () => {
   let dir: string

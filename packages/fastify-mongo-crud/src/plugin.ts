@@ -1,16 +1,17 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
 import { appRegistry } from './app-registry.js'
-import { type BatchKind, collectionBatch, lookupBatch } from './batch/batch-kind.js'
 import { BATCH_SEGMENT, mountBatchRoute } from './batch/batch-route.js'
 import { eventStreamsOf } from './core/event-streams.js'
 import { listPresenters } from './core/list-presenter.js'
 import { buildRouterContext } from './core/router-context.js'
+import { type Bodied, bodiedOf } from './dispatch/body-checks.js'
+import { collectionEndpoint, type Endpoint, lookupEndpoint } from './dispatch/endpoint.js'
 import { batchNames } from './docs/batch-names.js'
 import { withListQueryDocs } from './docs/list-query-docs.js'
 import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
 import type { MongoModelSchema } from './models.js'
-import { type CRUDRouterOptions, resolveRouterOptions } from './options.js'
+import { type CRUDRouterOptions, type ResolvedRouterOptions, resolveRouterOptions } from './options.js'
 import { registerRouterModels } from './register-router-models.js'
 import { registerRouterSchemas } from './register-router-schemas.js'
 import { planEmbed } from './relations/embed-plan.js'
@@ -23,7 +24,6 @@ import { lookupResource } from './resources/lookup-resource.js'
 import { buildEmbedRoutes } from './routes/embed-routes.js'
 import { buildLookupRoutes } from './routes/lookup-routes.js'
 import { buildMainRoutes, itemUrl } from './routes/main-routes.js'
-import { bodyChecker } from './schema/body-checker.js'
 import { HTTPErrorSchema, ValidationErrorSchema } from './schema/error-schemas.js'
 import { createFitCompiler } from './schema/fit-document.js'
 import { type FitSource, withFittedResponses } from './schema/fit-response.js'
@@ -45,15 +45,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const options = resolveRouterOptions(rawOptions)
   registerRouterModels(fastify, options)
   const { model } = options
-  const baseOut = options.modelOut ?? model
-  const patch = partialModel(model)
-  const typed = buildShape(model)
-  // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
-  const outShape = buildShape(baseOut, routerRefs(options))
-  const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable, outShape)
-  const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable, outShape)
-  const populator = buildPopulator(options, baseOut, typed)
-  const out = populator?.outSchema ?? baseOut
+  const { baseOut, patch, typed, visible, sortable, populator, out } = routerShapes(options)
 
   // What a create or replace sends (schema/request-body.ts): a model with defaulted fields is written inline,
   // and is then a component only where it is the answer too (an unused component is a lint warning).
@@ -97,27 +89,49 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), shape, options, filtersIgnored && parent === undefined), compileFit, source))
   }
   const source: FitSource = { collection: options.collectionName }
-  // What a merge patch or JSON Patch of each kind is checked against: the PUT body's model, the fields shown.
-  const patching = (body: object, shown: MongoModelSchema) => ({ check: bodyChecker(validatorCompiler, body, `patch:${shown.$id}`), shown: new Set(Object.keys(shown.properties)) })
-  const collection = collectionResource(context, presenter(out, source, populator), patching(context.refs.body, out))
+  // Every body check of each kind, built once (dispatch/body-checks.ts).
+  const bodied = (bodies: Bodied['bodies'], url: string) => bodiedOf(validatorCompiler, bodies, url)
+  const main = bodied({ create: context.refs.body, replace: context.refs.body, patch: context.refs.patch }, options.collectionName)
+  const collection = collectionResource(context, presenter(out, source, populator), patching(main, out))
   mount(buildMainRoutes(context, collection, fastify.prefix), sortable, source)
   // An open `_events` response would keep the server from closing: closing the app ends them (docs/events.md).
   fastify.addHook('preClose', async () => eventStreamsOf(context).closeAll())
   // `<prefix>/_batch` (docs/batch.md; `disableBatch` leaves it out), and `<item>/<lookup>/_batch` for each lookup's children.
-  const batch = (kind: BatchKind, url: string, own: Naming, parent?: Naming) => mountBatchRoute(fastify, kind, url, batchNames(options.tags, own, parent), validatorCompiler)
-  if (!options.disabledExtras.has('Batch')) batch(collectionBatch(context, collection, validatorCompiler), `/${BATCH_SEGMENT}`, naming)
+  const batch = (endpoint: Endpoint, url: string, own: Naming, parent?: Naming) =>
+    mountBatchRoute(fastify, { ...endpoint, db: options.db, maxOperations: options.maxBatchOperations }, url, batchNames(options.tags, own, parent), validatorCompiler)
+  const endpoint = collectionEndpoint(context, collection, main)
+  if (!options.disabledExtras.has('Batch')) batch(endpoint, `/${BATCH_SEGMENT}`, naming)
   lookups.forEach((plan, index) => {
     const children: FitSource = { collection: plan.lookup.collectionName }
-    const resource = lookupResource(context, plan, presenter(plan.child.out, children), patching(ref(plan.createBody), plan.child.out))
+    const kind = bodied({ create: ref(plan.createBody), replace: ref(plan.createBody), patch: ref(plan.child.patch) }, plan.lookup.collectionName)
+    const resource = lookupResource(context, plan, presenter(plan.child.out, children), patching(kind, plan.child.out))
     mount(buildLookupRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, children, childNames[index], naming)
-    batch(lookupBatch(context, plan, resource, validatorCompiler), `${itemUrl(context)}/${plan.lookup.prefix}/${BATCH_SEGMENT}`, childNames[index]!, naming)
+    batch(lookupEndpoint(context, plan, resource, kind), `${itemUrl(context)}/${plan.lookup.prefix}/${BATCH_SEGMENT}`, childNames[index]!, naming)
   })
   embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
-    const resource = embedResource(context, plan, presenter(plan.child.out, items), patching(ref(plan.child.model), plan.child.out))
+    const kind = bodied({ create: ref(plan.child.model), patch: ref(plan.child.patch) }, `${options.collectionName}.${plan.embed.embedName}`)
+    const resource = embedResource(context, plan, presenter(plan.child.out, items), patching(kind, plan.child.out))
     mount(buildEmbedRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, items, childNames[lookups.length + index], naming)
   })
   // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
-  const service = buildCrudService(naming.plural, context, collection, validatorCompiler)
+  const service = buildCrudService(naming.plural, endpoint, validatorCompiler)
   appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
+}
+
+/** What a merge patch or JSON Patch of a kind is checked against: the PUT body's check (the create body's where the kind has no PUT), the fields shown. */
+function patching({ checks }: Bodied, shown: MongoModelSchema) {
+  return { check: checks.replace ?? checks.create, shown: new Set(Object.keys(shown.properties)) }
+}
+
+/** The router's models and shapes: what it stores, what clients may filter and sort on, what it answers. */
+function routerShapes(options: ResolvedRouterOptions) {
+  const baseOut = options.modelOut ?? options.model
+  const typed = buildShape(options.model)
+  // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
+  const outShape = buildShape(baseOut, routerRefs(options))
+  const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable, outShape)
+  const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable, outShape)
+  const populator = buildPopulator(options, baseOut, typed)
+  return { baseOut, patch: partialModel(options.model), typed, visible, sortable, populator, out: populator?.outSchema ?? baseOut }
 }

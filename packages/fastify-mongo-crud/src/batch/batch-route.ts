@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifySchemaCompiler, RouteOptions } from 'fasti
 import type { TSchema } from 'typebox'
 import { refusalsOf } from '../core/route-refusals.js'
 import { routeSecurity } from '../core/route-security.js'
-import { type BatchKind, ROUTE_OF } from './batch-kind.js'
+import { ROUTE_OF } from '../dispatch/dispatch.js'
+import type { BatchKind } from './batch-kind.js'
 import type { BatchBody } from './batch-schemas.js'
 import { batchFailureSchema, batchRequestSchema, batchResponseSchema, batchStructure } from './batch-schemas.js'
 import { runBatch } from './run-batch.js'
@@ -53,6 +54,8 @@ function buildBatchRoute(kind: BatchKind, url: string, naming: { operationId: st
     validatorCompiler: (route) => compile(route.httpPart === 'body' ? { ...route, schema: structure as TSchema } : route),
     handler: async (request, reply) => {
       const { status, payload } = await runBatch(kind, request, reply, request.body as BatchBody)
+      // The results are JSON text already (run-batch.ts); a refusal is a value the route's schema serializes.
+      if (typeof payload === 'string') reply.type('application/json; charset=utf-8')
       return reply.code(status).send(payload)
     },
   }

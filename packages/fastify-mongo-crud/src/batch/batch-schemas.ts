@@ -1,12 +1,11 @@
+import type { Bodies } from '../dispatch/body-checks.js'
+import { WRITE_OPS, type WriteOp } from '../dispatch/dispatch.js'
 import { JSON_PATCH_SCHEMA, MERGE_PATCH_SCHEMA, PATCH_MEDIA_TYPES } from '../patch/patch-media-types.js'
 
-/** The operations of a batch, each what one route does (docs/batch.md). */
-export const BATCH_OPS = ['create', 'replace', 'update', 'delete'] as const
-export type BatchOp = (typeof BATCH_OPS)[number]
 
 /** One operation of a batch, as the request carries it (checked by `batchStructure`). */
 export interface BatchOperation {
-  readonly op: BatchOp
+  readonly op: WriteOp
   readonly id?: string
   readonly body?: unknown
   readonly ifMatch?: string
@@ -18,12 +17,6 @@ export interface BatchBody {
   readonly operations: readonly BatchOperation[]
 }
 
-/** `$ref`s of the bodies one kind's routes take: create, replace (when the kind has it), update. */
-export interface BatchBodies {
-  readonly create: object
-  readonly replace?: object | undefined
-  readonly patch: object
-}
 
 /** `detail` of an error: a message, or the validation issues (`{ loc, msg, type }`) of a 422. */
 const detail = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true } }] }
@@ -34,8 +27,8 @@ const ifMatch = { type: 'string', description: 'An ETag: the operation applies o
  * The request body OpenAPI shows: each operation typed by its route's body (the model, its patch, or
  * a patch document in the media type `contentType` names).
  */
-export function batchRequestSchema(bodies: BatchBodies, maxOperations: number) {
-  const operation = (op: BatchOp, properties: Record<string, object>, required: string[]) => ({
+export function batchRequestSchema(bodies: Bodies, maxOperations: number) {
+  const operation = (op: WriteOp, properties: Record<string, object>, required: string[]) => ({
     type: 'object',
     title: `${op} operation`,
     properties: { op: { type: 'string', enum: [op] }, ...properties },
@@ -80,7 +73,7 @@ export function batchStructure(maxOperations: number) {
         maxItems: maxOperations,
         items: {
           type: 'object',
-          properties: { op: { type: 'string', enum: [...BATCH_OPS] }, id: { type: 'string' }, body: {}, ifMatch: { type: 'string' }, contentType: { type: 'string' } },
+          properties: { op: { type: 'string', enum: [...WRITE_OPS] }, id: { type: 'string' }, body: {}, ifMatch: { type: 'string' }, contentType: { type: 'string' } },
           required: ['op'],
           additionalProperties: false,
         },

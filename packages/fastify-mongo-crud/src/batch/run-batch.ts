@@ -1,18 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { etagOf } from '../core/etag.js'
+import { BATCH_STEPS, dispatch, type Outcome } from '../dispatch/dispatch.js'
 import { describeError } from '../error-handler.js'
 import { batchNeedsTransactions } from '../errors.js'
-import { shownDocument } from '../resources/shown-document.js'
+import { shownJson } from '../resources/shown-document.js'
 import { inTransaction, TransactionsUnavailable } from '../store/session-scope.js'
 import { StoreUnavailable } from '../store/store-unavailable.js'
 import type { BatchKind } from './batch-kind.js'
-import { type OperationDone, runOperation } from './batch-operation.js'
 import type { BatchBody } from './batch-schemas.js'
 
-/** One entry of `results`. */
+/** One entry of `results`; `body` is the document's JSON text, written into the answer as it is. */
 interface BatchResult {
   status: number
-  body?: unknown
+  body?: string
   etag?: string
   detail?: unknown
 }
@@ -34,11 +34,12 @@ class OperationFailed extends Error {
  * listed, failures included. Documents are shown (populated, fitted) once the batch is done.
  */
 export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: FastifyReply, body: BatchBody): Promise<{ status: number, payload: unknown }> {
+  const caller = { request, reply }
   if (body.atomic === false) {
     const results: BatchResult[] = []
     for (const [index, operation] of body.operations.entries()) {
       try {
-        results.push(await resultOf(kind, await runOperation(kind, request, reply, operation)))
+        results.push(await resultOf(kind, await dispatch(kind, operation, caller, BATCH_STEPS)))
       } catch (error) {
         if (error instanceof StoreUnavailable) {
           // Each operation after it would wait as long for the same answer. Met first, nothing was
@@ -50,16 +51,16 @@ export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: 
         results.push(failureOf(error, request))
       }
     }
-    return { status: 200, payload: { results } }
+    return { status: 200, payload: resultsJson(results) }
   }
-  let done: OperationDone[]
+  let done: Outcome[]
   try {
     done = await inTransaction(kind.db, async () => {
       // Afresh on each run: the driver runs the function again after a transient conflict.
-      const all: OperationDone[] = []
+      const all: Outcome[] = []
       for (const [index, operation] of body.operations.entries()) {
         try {
-          all.push(await runOperation(kind, request, reply, operation))
+          all.push(await dispatch(kind, operation, caller, BATCH_STEPS))
         } catch (error) {
           // A transient conflict (MongoDB's write conflict) propagates as it is: withTransaction retries it.
           if ((error as { hasErrorLabel?: (label: string) => boolean }).hasErrorLabel?.('TransientTransactionError')) throw error
@@ -77,14 +78,29 @@ export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: 
     if (status >= 500) throw error.cause
     return { status, payload: { detail, index: error.index } }
   }
-  return { status: 200, payload: { results: await Promise.all(done.map((operation) => resultOf(kind, operation))) } }
+  return { status: 200, payload: resultsJson(await Promise.all(done.map((operation) => resultOf(kind, operation)))) }
 }
 
-async function resultOf(kind: BatchKind, { status, doc, request }: OperationDone): Promise<BatchResult> {
+async function resultOf(kind: BatchKind, { status, doc, request }: Outcome): Promise<BatchResult> {
   if (doc === undefined) return { status }
   const caller = { request }
-  const body = await shownDocument(kind.resource, doc, caller)
-  return { status, body: body ?? {}, etag: etagOf(doc, kind.resource.tagKey(caller)) }
+  const body = await shownJson(kind.resource, doc, caller)
+  return { status, body: body ?? '{}', etag: etagOf(doc, kind.resource.tagKey(caller)) }
+}
+
+/**
+ * The answer `{ results }` as JSON text: each document as its serializer wrote it (once: the batch
+ * writes it into its answer, it does not parse it to serialize it again), the rest by JSON.stringify.
+ */
+function resultsJson(results: readonly BatchResult[]): string {
+  const entries = results.map(({ status, body, etag, detail }) => {
+    const parts = [`"status":${status}`]
+    if (body !== undefined) parts.push(`"body":${body}`)
+    if (etag !== undefined) parts.push(`"etag":${JSON.stringify(etag)}`)
+    if (detail !== undefined) parts.push(`"detail":${JSON.stringify(detail)}`)
+    return `{${parts.join(',')}}`
+  })
+  return `{"results":[${entries.join(',')}]}`
 }
 
 /** A failed operation of a batch that is not atomic, answered as its route would answer it. */

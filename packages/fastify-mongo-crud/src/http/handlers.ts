@@ -3,6 +3,7 @@ import { createOnly, notModified, sendETag } from '../core/conditional-request.j
 import { setLocation } from '../core/location.js'
 import { serveList } from '../core/serve-list.js'
 import type { StreamGate } from '../core/stream-gate.js'
+import { runWrite, type WriteOperation } from '../dispatch/dispatch.js'
 import { PATCH_MEDIA_TYPES, patchMediaType } from '../patch/patch-media-types.js'
 import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQueryString } from '../query/list-query.js'
@@ -50,51 +51,46 @@ export function getHandler(resource: Resource, param: string): Handler {
   }
 }
 
-/** POST: 201 with `Location` and `ETag`; `If-None-Match: *` creates only a new id. */
-export function createHandler(resource: Resource): Handler {
-  return async (request, reply) => {
-    const caller = { request, reply }
-    const created = await resource.create(caller, request.body as WireDoc, { createOnly: createOnly(request) })
-    sendETag(reply, created, resource.tagKey(caller))
-    return setLocation(request, reply, created[resource.idKey]).code(201).send(await resource.present(created, caller))
-  }
+/**
+ * The write a request asks for, through the dispatch every channel takes (dispatch/dispatch.ts): its
+ * guards, the scope's fill and its body's check ran in the route's own lifecycle. The answer is the
+ * written document with its `ETag` (201 with `Location` for a create), or 204 after a delete.
+ */
+async function answerWrite(resource: Resource, operation: WriteOperation, request: FastifyRequest, reply: FastifyReply) {
+  const caller = { request, reply }
+  const { status, doc } = await runWrite(resource, operation, caller)
+  if (doc === undefined) return reply.code(status).send()
+  sendETag(reply, doc, resource.tagKey(caller))
+  if (status === 201) setLocation(request, reply, doc[resource.idKey])
+  return reply.code(status).send(await resource.present(doc, caller))
 }
 
-/** PUT and PATCH: the written document with its new `ETag`; `If-Match` is part of the write. */
-export function writeHandler(resource: Resource, param: string, operation: 'replace' | 'update'): Handler {
-  const write = operation === 'replace' ? resource.replace : resource.update
-  if (write === undefined) throw new TypeError(`this kind of resource has no ${operation}`)
-  return async (request, reply) => {
-    const caller = { request, reply }
-    const doc = await write(caller, pathId(request, param), request.body as WireDoc, { ifMatch: request.headers['if-match'] })
-    sendETag(reply, doc, resource.tagKey(caller))
-    return resource.present(doc, caller)
-  }
+/** POST: 201 with `Location` and `ETag`; `If-None-Match: *` creates only a new id. */
+export function createHandler(resource: Resource): Handler {
+  return (request, reply) => answerWrite(resource, { op: 'create', body: request.body, createOnly: createOnly(request) }, request, reply)
+}
+
+/** PUT: the written document with its new `ETag`; `If-Match` is part of the write. */
+export function replaceHandler(resource: Resource, param: string): Handler {
+  if (resource.replace === undefined) throw new TypeError('this kind of resource has no replace')
+  return (request, reply) => answerWrite(resource, { op: 'replace', id: pathId(request, param), body: request.body, ifMatch: request.headers['if-match'] }, request, reply)
 }
 
 /**
- * PATCH: by its `Content-Type`, the fields sent are set (`application/json`, `writeHandler`), or a
- * merge patch or JSON Patch is applied (docs/patch.md). The parser let no other type through (415).
+ * PATCH: by its `Content-Type`, the fields sent are set (`application/json`), or a merge patch or
+ * JSON Patch is applied (docs/patch.md). The parser let no other type through (415).
  */
 export function patchHandler(resource: Resource, param: string): Handler {
-  const update = writeHandler(resource, param, 'update')
-  return async (request, reply) => {
+  return (request, reply) => {
     // Fastify checks a body by its media type: without a `Content-Type` it checks none. Only an empty
     // body gets here so (any other is 415, schema/json-body-parser.ts): missing, as an empty JSON body is.
     if (request.headers['content-type'] === undefined) throw missingBody()
-    const type = patchMediaType(request.headers['content-type'])
-    if (type === undefined || type === PATCH_MEDIA_TYPES.json) return update(request, reply)
-    const caller = { request, reply }
-    const doc = await resource.patch(caller, pathId(request, param), type, request.body, { ifMatch: request.headers['if-match'] })
-    sendETag(reply, doc, resource.tagKey(caller))
-    return resource.present(doc, caller)
+    const contentType = patchMediaType(request.headers['content-type']) ?? PATCH_MEDIA_TYPES.json
+    return answerWrite(resource, { op: 'update', id: pathId(request, param), body: request.body, contentType, ifMatch: request.headers['if-match'] }, request, reply)
   }
 }
 
 /** DELETE: 204 with an empty body. */
 export function deleteHandler(resource: Resource, param: string): Handler {
-  return async (request, reply) => {
-    await resource.delete({ request, reply }, pathId(request, param), { ifMatch: request.headers['if-match'] })
-    return reply.code(204).send()
-  }
+  return (request, reply) => answerWrite(resource, { op: 'delete', id: pathId(request, param), ifMatch: request.headers['if-match'] }, request, reply)
 }

@@ -4,12 +4,18 @@ import type { WireDoc } from '../store/store.js'
 import type { Resource } from './resource.js'
 
 /**
- * A stored document as GET one answers it, as a value: presented (populated), fitted to the output
+ * A stored document as GET one answers it, as JSON text: presented (populated), fitted to the output
  * model and serialized (hidden fields gone). Undefined when none of it can be served. For answers
- * that carry documents inside another body (the service API, a batch's results).
+ * that carry documents inside another body (a batch's results), which write the text as it is.
  */
-export async function shownDocument(resource: Resource, doc: WireDoc, caller: Caller): Promise<WireDoc | undefined> {
+export async function shownJson(resource: Resource, doc: WireDoc, caller: Caller): Promise<string | undefined> {
   const { presenter } = resource
   const fitted = presenter.fit(await resource.present(doc, caller), caller.request)
-  return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
+  return fitted === DROP ? undefined : presenter.serialize(fitted)
+}
+
+/** The same document as a value (the service API answers values). */
+export async function shownDocument(resource: Resource, doc: WireDoc, caller: Caller): Promise<WireDoc | undefined> {
+  const json = await shownJson(resource, doc, caller)
+  return json === undefined ? undefined : (JSON.parse(json) as WireDoc)
 }

@@ -4,7 +4,7 @@ import { nextLinkHeader } from '../core/list-page.js'
 import { locationHeader } from '../core/location.js'
 import type { RouterContext } from '../core/router-context.js'
 import { countHeaders, preferHeaderSchema } from '../core/total-count.js'
-import { createHandler, deleteHandler, getHandler, groupsHandler, listHandler, patchHandler, writeHandler } from '../http/handlers.js'
+import { createHandler, deleteHandler, getHandler, groupsHandler, listHandler, patchHandler, replaceHandler } from '../http/handlers.js'
 import type { MongoModelSchema } from '../models.js'
 import type { DependencyOptions } from '../options/relation-options.js'
 import type { RouteName } from '../options.js'
@@ -88,7 +88,7 @@ export function buildChildRoutes(context: RouterContext, itemUrl: string, spec: 
               422: { ...validationErrorRef, description: words.replaceRefused },
               ...changed,
             }, { summary: `Replace one of the ${name}`, body: requestBody(spec.schemas.replace), headers: conditionalHeaders('write') }),
-            handler: writeHandler(resource, param, 'replace'),
+            handler: replaceHandler(resource, param),
           },
         }),
     UpdateOne: {

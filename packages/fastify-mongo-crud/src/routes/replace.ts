@@ -2,7 +2,7 @@ import type { RouteOptions } from 'fastify'
 import { conditionalHeaders, etagHeader, preconditionFailedResponse, } from '../core/conditional-request.js'
 import type { RouterContext } from '../core/router-context.js'
 import { preValidationFillingScope } from '../core/scoped-write.js'
-import { writeHandler } from '../http/handlers.js'
+import { replaceHandler } from '../http/handlers.js'
 import type { Resource } from '../resources/resource.js'
 import { validationErrorRef } from '../schema/error-schemas.js'
 import { itemParams } from './read.js'
@@ -27,6 +27,6 @@ export function buildReplaceRoute(context: RouterContext, resource: Resource, ur
       body: context.refs.body,
       headers: conditionalHeaders('write'),
     },
-    handler: writeHandler(resource, context.itemParam, 'replace'),
+    handler: replaceHandler(resource, context.itemParam),
   }
 }

@@ -1,14 +1,12 @@
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify'
 import type { TSchema } from 'typebox'
-import type { RouterContext } from '../core/router-context.js'
-import { fillFromScope, } from '../core/scoped-write.js'
 import { STREAM_ABOVE } from '../core/serve-list.js'
+import { dispatch, SERVICE_STEPS, type WriteOperation } from '../dispatch/dispatch.js'
+import type { Endpoint } from '../dispatch/endpoint.js'
 import { invalidQuery } from '../errors.js'
 import { type GroupsQueryString, groupsQuerySchema } from '../query/group-query.js'
 import { type ListQueryString, listQuerySchema, queryIssueDetail } from '../query/list-query.js'
-import type { Resource } from '../resources/resource.js'
 import { shownDocument } from '../resources/shown-document.js'
-import { bodyChecker } from '../schema/body-checker.js'
 import { DROP } from '../schema/fit-document.js'
 import type { toValidationIssues } from '../schema/validation-issues.js'
 import type { WireDoc } from '../store/store.js'
@@ -17,18 +15,17 @@ import type { CrudService, ServiceGroupsQuery, ServiceListQuery } from './crud-s
 type Checked = { value: unknown } | { error: Error & { validation?: Parameters<typeof toValidationIssues>[1], validationMore?: number } }
 
 /**
- * The router's operations without HTTP: the collection's resource (resources/collection-resource.ts)
- * that its routes run, checked by the router's own validator, with the request's path, query and body
- * as arguments and no HTTP preconditions or headers.
+ * The router's operations without HTTP: its writes go through the dispatch every channel takes
+ * (dispatch/dispatch.ts: the scope's fill, the body checks of its routes, the resource's operation),
+ * its reads to the collection's resource (resources/collection-resource.ts) its routes read, with the
+ * request's path, query and body as arguments and no HTTP preconditions or headers.
  */
-export function buildCrudService(name: string, context: RouterContext, resource: Resource, compile: FastifySchemaCompiler<TSchema>): CrudService {
+export function buildCrudService(name: string, endpoint: Endpoint, compile: FastifySchemaCompiler<TSchema>): CrudService {
+  const { resource } = endpoint
   const { presenter } = resource
   const checker = (schema: object, httpPart: 'body' | 'querystring') => compile({ schema: schema as TSchema, httpPart, method: 'POST', url: `service:${name}` }) as (data: unknown) => Checked
   const checkQuery = checker(listQuerySchema, 'querystring')
   const checkGroupsQuery = checker(groupsQuerySchema, 'querystring')
-  const checkBody = bodyChecker(compile, context.refs.body, `service:${name}`)
-  const checkPatch = bodyChecker(compile, context.refs.patch, `service:${name}`)
-  const validBody = (check: (body: unknown) => WireDoc, body: unknown) => check(body)
   /** The query as a querystring would carry it (arrays comma-separated, a filter object as JSON), checked by the route's schema. */
   function validQuery<Q>(check: (data: unknown) => Checked, query: ServiceListQuery | ServiceGroupsQuery): Q {
     const asText = (value: unknown) => (Array.isArray(value) ? value.join(',') : typeof value === 'object' ? JSON.stringify(value) : value)
@@ -44,8 +41,8 @@ export function buildCrudService(name: string, context: RouterContext, resource:
     const fitted = presenter.fit(doc, request)
     return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
   }
-  const showOne = async (doc: WireDoc, request: FastifyRequest) => (await shownDocument(resource, doc, { request })) ?? {}
-  const none = {}
+  const showOne = async (doc: WireDoc | undefined, request: FastifyRequest) => (doc === undefined ? {} : ((await shownDocument(resource, doc, { request })) ?? {}))
+  const write = async (request: FastifyRequest, operation: WriteOperation) => (await dispatch(endpoint, operation, { request }, SERVICE_STEPS)).doc
 
   const service = {
     name,
@@ -67,20 +64,16 @@ export function buildCrudService(name: string, context: RouterContext, resource:
       return showOne(await resource.get({ request }, id, resource.selectFields(request, fields)), request)
     },
     async create({ request, body }: { request: FastifyRequest, body: unknown }) {
-      const input = structuredClone(body)
-      await fillFromScope(context, request, input)
-      return showOne(await resource.create({ request }, validBody(checkBody, input), none), request)
+      return showOne(await write(request, { op: 'create', body }), request)
     },
     async replace({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
-      const input = structuredClone(body)
-      await fillFromScope(context, request, input)
-      return showOne(await resource.replace!({ request }, id, validBody(checkBody, input), none), request)
+      return showOne(await write(request, { op: 'replace', id, body }), request)
     },
     async update({ request, id, body }: { request: FastifyRequest, id: string, body: unknown }) {
-      return showOne(await resource.update({ request }, id, validBody(checkPatch, structuredClone(body)), none), request)
+      return showOne(await write(request, { op: 'update', id, body }), request)
     },
     async delete({ request, id }: { request: FastifyRequest, id: string }) {
-      await resource.delete({ request }, id, none)
+      await write(request, { op: 'delete', id })
     },
   }
   return service as unknown as CrudService
