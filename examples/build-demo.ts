@@ -77,7 +77,7 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     dependenciesDeleteOne: [adminOnly],
   })
 
-  // Every route of this router only reaches the caller's own notes.
+  // Every route of this router only reaches the caller's own notes; client filters narrow them (as api.json's scope does by default).
   await app.register(CRUDRouter, {
     model: Note,
     db,
@@ -85,6 +85,7 @@ export async function buildDemo(db: DriverDb, fastify: FastifyServerOptions = {}
     prefix: '/api/v2/notes',
     tags: ['notes'],
     filterDependency: securedBy('userId', (request: FastifyRequest) => ({ owner: callerId(request) })),
+    filtersUnderScope: 'and',
     dependenciesCreateOne: [
       async (request) => {
         const owner = (request.body as { owner?: unknown } | undefined)?.owner

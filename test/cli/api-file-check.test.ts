@@ -49,18 +49,21 @@ async function serveIssues(source: string): Promise<string[]> {
   return []
 }
 
-const SORT_HIDDEN = `CRUDRouter: 'defaultSort.field' "secret" is not a sortable field (see 'sortable': id, title, rank) (FMC_ERR_OPTIONS_INVALID)`
+/** What registration alone refuses (a defaultSort on no sortable field): `check` finds it by registering the routers. */
+const SORT_MISSPELT = `CRUDRouter: 'defaultSort.field' "rnak" is not a sortable field (see 'sortable': id, title, rank): did you mean 'rank'? (FMC_ERR_OPTIONS_INVALID)`
+/** A defaultSort on a field the output model hides (`hidden: ['secret']`): found with the other field names, before registration. */
+const SORT_HIDDEN = `'defaultSort.field' "secret" is hidden by the output model: a filter or an order on it would reveal its values (the output model shows: id, title, rank)`
 
 describe('check runs every check serve runs, and reports every problem of a file in one run', () => {
   it('a file with three mistakes: three messages, each at its line and column, in file order', async () => {
     const file = base()
     file.routers['notes']!['indexes'] = [{ key: { titel: 1 } }]
-    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.routers['notes']!['defaultSort'] = { field: 'rnak' }
     file.routers['tags']!['limits'] = { maxLimit: '10' }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
       `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/indexes/0/key/titel)`,
-      `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
+      `${locate(t, '"rnak"', locate(t, '"defaultSort"'))} ${SORT_MISSPELT} (/routers/notes/defaultSort/field)`,
       `${locate(t, '"10"')} 'maxLimit' must be integer (/routers/tags/limits/maxLimit)`,
     ])
     await assert.rejects(verifyApiFile(t, 'api.json'), (error: Error) => {
@@ -72,12 +75,12 @@ describe('check runs every check serve runs, and reports every problem of a file
   it('three mistakes in one router, one for each step (schema, fields, registration): three messages', async () => {
     const file = base()
     file.routers['notes']!['indexes'] = [{ key: { titel: 1 } }]
-    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.routers['notes']!['defaultSort'] = { field: 'rnak' }
     file.routers['notes']!['limits'] = { maxLimit: 0 }
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
       `${locate(t, '"titel"')} 'indexes[0]'.key names 'titel', which is not '_id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/indexes/0/key/titel)`,
-      `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`,
+      `${locate(t, '"rnak"', locate(t, '"defaultSort"'))} ${SORT_MISSPELT} (/routers/notes/defaultSort/field)`,
       `${locate(t, '0', locate(t, '"maxLimit"'))} 'maxLimit' must be >= 1 (/routers/notes/limits/maxLimit)`,
     ])
   })
@@ -100,15 +103,47 @@ describe('check runs every check serve runs, and reports every problem of a file
     assert.deepEqual(await serveIssues(t), expected)
   })
 
+  it('a sortable, filterable or defaultSort field the output model hides: every one reported at its place, by check as by serve', async () => {
+    const file = base()
+    file.routers['notes']!['sortable'] = ['rank', 'secret']
+    file.routers['notes']!['filterable'] = ['secret', 'title']
+    file.models['Tag']!['properties'] = { label: { type: 'string' }, internalNotes: { type: 'string' } }
+    file.models['TagOut'] = { type: 'object', properties: { label: { type: 'string' } } }
+    file.routers['tags']!['modelOut'] = 'TagOut'
+    file.routers['tags']!['defaultSort'] = { field: 'internalNotes' }
+    const t = text(file)
+    const hidden = (option: string, field: string, shown: string) => `'${option}' names '${field}', which is hidden by the output model: a filter or an order on it would reveal its values (the output model shows: ${shown})`
+    const expected = [
+      `${locate(t, '"secret"', locate(t, '"sortable"'))} ${hidden('sortable[1]', 'secret', 'id, title, rank')} (/routers/notes/sortable/1)`,
+      `${locate(t, '"secret"', locate(t, '"filterable"'))} ${hidden('filterable[0]', 'secret', 'id, title, rank')} (/routers/notes/filterable/0)`,
+      `${locate(t, '"internalNotes"', locate(t, '"defaultSort"'))} 'defaultSort.field' "internalNotes" is hidden by the output model: a filter or an order on it would reveal its values (the output model shows: id, label) (/routers/tags/defaultSort/field)`,
+    ]
+    assert.deepEqual(await checkIssues(t), expected)
+    assert.deepEqual(await serveIssues(t), expected)
+  })
+
+  it('a hidden sub-field (found at registration, against the shapes of both models), at its place', async () => {
+    const file = base()
+    file.models['Note']!['properties'] = { title: { type: 'string' }, meta: { type: 'object', properties: { shown: { type: 'string' }, secret: { type: 'string' } } } }
+    file.models['NoteOut'] = { type: 'object', properties: { title: { type: 'string' }, meta: { type: 'object', properties: { shown: { type: 'string' } } } } }
+    file.routers['notes'] = { prefix: '/notes', collection: 'notes', model: 'Note', modelOut: 'NoteOut', sortable: ['title', 'meta.secret'] }
+    const t = text(file)
+    const expected = [
+      `${locate(t, '"meta.secret"')} CRUDRouter: 'sortable[1]' names 'meta.secret', which is hidden by the output model: a filter or an order on it would reveal its values (the output model shows: meta.shown) (FMC_ERR_OPTIONS_INVALID) (/routers/notes/sortable/1)`,
+    ]
+    assert.deepEqual(await checkIssues(t), expected)
+    assert.deepEqual(await serveIssues(t), expected)
+  })
+
   it("what only registration refuses, router by router: every router's refusal in one run", async () => {
     const file = base()
-    file.routers['notes']!['defaultSort'] = { field: 'secret' }
+    file.routers['notes']!['defaultSort'] = { field: 'rnak' }
     file.models['TagOut'] = { type: 'object', properties: { lable: { type: 'string' } } }
     file.routers['tags']!['modelOut'] = 'TagOut'
     const t = text(file)
     const issues = await checkIssues(t)
     assert.equal(issues.length, 2, issues.join('\n'))
-    assert.equal(issues[0], `${locate(t, '"secret"', locate(t, '"defaultSort"'))} ${SORT_HIDDEN} (/routers/notes/defaultSort/field)`)
+    assert.equal(issues[0], `${locate(t, '"rnak"', locate(t, '"defaultSort"'))} ${SORT_MISSPELT} (/routers/notes/defaultSort/field)`)
     assert.ok(issues[1]!.startsWith(`${locate(t, '"TagOut"', locate(t, '"/tags"'))} CRUDRouter '/tags': modelOut TagOut does not fit the model Tag`), issues[1])
     assert.match(issues[1]!, /\(FMC_ERR_OPTIONS_INVALID\) \(\/routers\/tags\/modelOut\)$/)
   })
@@ -120,7 +155,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     file.routers['tags']!['identifierField'] = 'slug'
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
-      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the model (title, rank, secret): did you mean 'rank.x'? (/routers/notes/sortable/1)`,
+      `${locate(t, '"rnak.x"')} 'sortable[1]' names 'rnak.x', which is not 'id' or a field of the output model (title, rank): did you mean 'rank.x'? (/routers/notes/sortable/1)`,
       `${locate(t, '"slug"')} 'identifierField' must be '_id' or a top-level field of the model (label), received "slug" (/routers/tags/identifierField)`,
     ])
   })
@@ -134,7 +169,7 @@ describe('check runs every check serve runs, and reports every problem of a file
     const t = text(file)
     assert.deepEqual(await checkIssues(t), [
       `${locate(t, '"colection"')} unknown key 'colection' in 'notes': did you mean 'collection'? (/routers/notes/colection)`,
-      `${locate(t, '"titel"')} 'sortable[0]' names 'titel', which is not 'id' or a field of the model (title, rank, secret): did you mean 'title'? (/routers/notes/sortable/0)`,
+      `${locate(t, '"titel"')} 'sortable[0]' names 'titel', which is not 'id' or a field of the output model (title, rank): did you mean 'title'? (/routers/notes/sortable/0)`,
       `${locate(t, '"Tga"')} unknown model 'Tga' (models: Note, Tag): did you mean 'Tag'? (/routers/tags/model)`,
     ])
   })

@@ -264,7 +264,7 @@ describe(`$ref variants, embedded items and children [${storeModes[0]!.name}]`, 
 describe(`filterable, sortable and defaultSort naming composite fields [${storeModes[0]!.name}]`, () => {
   let t: TestApp
   before(async () => {
-    t = await buildApp(storeModes[0]!, { ...holdersRouter, filterable: ['name', 'owner', 'profile'], sortable: ['owner', 'profile.pin'] })
+    t = await buildApp(storeModes[0]!, { ...holdersRouter, filterable: ['name', 'owner', 'profile'], sortable: ['owner', 'profile.city'] })
     await seedDocs(t.app, '/holders', HOLDERS)
   })
   after(() => t.close())
@@ -279,8 +279,11 @@ describe(`filterable, sortable and defaultSort naming composite fields [${storeM
     expectDetail(await get(`/holders${queryString({ sort_by: 'owner.ssn' })}`), 422, 'sort_by: field "owner.ssn" is not sortable')
   })
 
-  it('still lets a hidden sub-field be listed on purpose, by its own path', async () => {
-    assert.equal((await getJson(t.app, `/holders${queryString({ sort_by: 'profile.pin' })}`)).length, 3)
+  it('refuses a hidden sub-field listed by its own path at registration; the shown ones sort', async () => {
+    for (const [option, path] of [['sortable', 'profile.pin'], ['filterable', 'owner.ssn'], ['filterable', 'history.token']] as const) {
+      await assert.rejects(buildApp(storeModes[0]!, { ...holdersRouter, [option]: ['name', path] }), new RegExp(`'${option}\\[1\\]' names '${path}', which is hidden by the output model`))
+    }
+    assert.equal((await getJson(t.app, `/holders${queryString({ sort_by: 'profile.city' })}`)).length, 3)
     assert.equal((await getJson(t.app, `/holders${queryString({ sort_by: 'owner.name' })}`)).length, 3)
   })
 

@@ -11,6 +11,7 @@ import { batchNames } from './docs/batch-names.js'
 import { withListQueryDocs } from './docs/list-query-docs.js'
 import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
 import type { MongoModelSchema } from './models.js'
+import { refuseUnshownPaths } from './options/shown-paths.js'
 import { type CRUDRouterOptions, type ResolvedRouterOptions, resolveRouterOptions } from './options.js'
 import { registerRouterModels } from './register-router-models.js'
 import { registerRouterSchemas } from './register-router-schemas.js'
@@ -130,6 +131,8 @@ function routerShapes(options: ResolvedRouterOptions) {
   const typed = buildShape(options.model)
   // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
   const outShape = buildShape(baseOut, routerRefs(options))
+  // Clients name only what responses show: `filterable`, `sortable` and `defaultSort` may not open a hidden path.
+  refuseUnshownPaths(options, typed, outShape)
   const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable, outShape)
   const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable, outShape)
   const populator = buildPopulator(options, baseOut, typed)

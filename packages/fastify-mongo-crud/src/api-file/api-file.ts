@@ -55,7 +55,7 @@ export type RouterLimits = Pick<PlainRouterOptions, (typeof LIMIT_KEYS)[number]>
 interface ScopeCommon {
   field: string
   detail?: string
-  /** The router option `filtersUnderScope`. */
+  /** The router option `filtersUnderScope`; `'and'` when the file does not say (to-router-options.ts). */
   filters?: PlainRouterOptions['filtersUnderScope']
   /** Whether creates may choose a document's `id` (`clientIdsUnderScope`): refused by default. */
   clientIds?: PlainRouterOptions['clientIdsUnderScope']
@@ -128,6 +128,8 @@ export interface AuthDeclaration {
   clockTolerance?: number
   /** Whether every route needs a valid token (default true); false: only the routes a claim guard or a claim scope checks. */
   required?: boolean
+  /** A cookie the token is also read from, on GET (and HEAD) requests only: lists, reads, `_groups`, `_events` (a browser's EventSource sends no header). */
+  cookie?: string
   /** The OpenAPI scheme name (default `bearerAuth`). */
   securityScheme?: string
 }

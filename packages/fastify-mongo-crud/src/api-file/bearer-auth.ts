@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { errors, type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose'
+import { expireCredentialsAt } from '../credential-expiry.js'
 import { HTTPException } from '../errors.js'
 import type { AuthDeclaration } from './api-file.js'
 import type { AuthKey } from './load-auth-key.js'
@@ -20,14 +21,18 @@ export const authSchemeName = (auth: AuthDeclaration) => auth.securityScheme ?? 
 
 const MISSING = "Authentication required: send a token in the Authorization header ('Authorization: Bearer <token>')"
 
+/** Methods that read: the only ones a token in the file's `auth.cookie` is accepted on (list, read, `_groups`, `_events`). */
+const READS: ReadonlySet<string> = new Set(['GET', 'HEAD'])
+
 /** Why a route that verifies tokens answers 401, as its OpenAPI document says (core/route-refusals.ts). */
 export const TOKEN_REFUSAL = 'Authentication required: no token was sent, or it is expired, forged or malformed (WWW-Authenticate says which)'
 
 /**
- * Verifies `Authorization: Bearer <token>` with the file's key, as PostgREST does: the algorithms
- * are the file's (a token cannot pick `none` or an HMAC against a public key), and `exp`, `nbf`,
- * `iss` and `aud` are checked. Answers as RFC 6750 says: a missing token is 401 with `WWW-Authenticate:
- * Bearer`, an expired, forged or malformed one 401 with `error="invalid_token"` and what is wrong.
+ * Verifies `Authorization: Bearer <token>` (or, on reads, the cookie `auth.cookie` names) with the file's
+ * key, as PostgREST does: the algorithms are the file's (a token cannot pick `none` or an HMAC against a
+ * public key), and `exp`, `nbf`, `iss` and `aud` are checked. Answers as RFC 6750 says: a missing token
+ * is 401 with `WWW-Authenticate: Bearer`, an expired, forged or malformed one 401 with
+ * `error="invalid_token"` and what is wrong.
  */
 export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
   const options: JWTVerifyOptions = {
@@ -37,10 +42,12 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
     clockTolerance: auth.clockTolerance ?? 0,
   }
   const verify = async (request: FastifyRequest): Promise<Claims> => {
-    const token = /^Bearer +([^\s]+) *$/i.exec(request.headers.authorization ?? '')?.[1]
-    if (token === undefined) throw challenge(401, MISSING)
+    const token = requestToken(request, auth.cookie)
+    if (token === undefined) throw challenge(401, missing(request, auth.cookie))
     try {
       const { payload } = typeof key.key === 'function' ? await jwtVerify(token, key.key, options) : await jwtVerify(token, key.key, options)
+      // A change feed opened with the token ends when the token would no longer be accepted.
+      if (typeof payload.exp === 'number') expireCredentialsAt(request, (payload.exp + (auth.clockTolerance ?? 0)) * 1000)
       return payload
     } catch (error) {
       if (error instanceof errors.JOSEError) throw challenge(401, tokenProblem(error), 'invalid_token')
@@ -59,6 +66,34 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
       return claims
     },
   }
+}
+
+/**
+ * The request's token: `Authorization: Bearer <token>`, else, on a request that reads, the cookie the
+ * file's `auth.cookie` names (a browser's EventSource sends no header). A write never reads the cookie: a
+ * browser sends cookies along with a request another site's page makes, so a cookie alone cannot write.
+ */
+function requestToken(request: FastifyRequest, cookie: string | undefined): string | undefined {
+  const header = request.headers.authorization
+  if (header !== undefined || cookie === undefined || !READS.has(request.method)) return /^Bearer +([^\s]+) *$/i.exec(header ?? '')?.[1]
+  return cookieValue(request.headers.cookie, cookie)
+}
+
+/** The first value of the cookie `name` in a `Cookie` header (RFC 6265: `a=1; b=2`, a value maybe in quotes). */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? '').split(';')) {
+    const at = pair.indexOf('=')
+    if (at === -1 || pair.slice(0, at).trim() !== name) continue
+    const value = pair.slice(at + 1).trim().replace(/^"(.*)"$/, '$1')
+    return value === '' ? undefined : value
+  }
+  return undefined
+}
+
+/** The detail of a 401 for a request without a token: where a token is read, and on a write that the cookie is not. */
+function missing(request: FastifyRequest, cookie: string | undefined): string {
+  if (cookie === undefined) return MISSING
+  return READS.has(request.method) ? `${MISSING} or the ${cookie} cookie` : `${MISSING}: a write does not read the ${cookie} cookie`
 }
 
 /** What is wrong with a token, for its 401 (the caller holds the token: nothing here is news to them). */

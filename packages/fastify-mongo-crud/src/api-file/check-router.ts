@@ -1,4 +1,5 @@
 import { didYouMean } from '../did-you-mean.js'
+import { isRecord } from '../is-record.js'
 import { localFieldProblem } from '../options/check-local-field.js'
 import { routerFieldProblems } from '../options/router-field-problems.js'
 import type { ApiFile, JsonSchemaObject, RouterDeclaration } from './api-file.js'
@@ -25,7 +26,7 @@ export function checkRouter(name: string, router: RouterDeclaration, context: Ro
   const fields = uses.check(router, pointer)
   schemes.guards(router.guards, pointer)
   if (router.scope !== undefined) schemes.check(router.scope, `${pointer}/scope`)
-  if (fields !== undefined) checkFields(router, fields, uses.knowsSchemasOf(router.model), pointer, report)
+  if (fields !== undefined) checkFields(router, fields, { schemas: uses.knowsSchemasOf(router.model), shown: shownFields(context.file, router, fields) }, pointer, report)
   checkPopulates(name, router, fields, pointer, context)
   router.lookups?.forEach((lookup, index) => {
     const at = `${pointer}/lookups/${index}`
@@ -46,11 +47,25 @@ export function checkRouter(name: string, router: RouterDeclaration, context: Ro
 }
 
 /**
- * The options that name fields of the model (the router's own check, router-field-problems.ts), and the
- * scope field: its type only when the model's field schemas are known (`schemas`).
+ * The top-level fields the router's output model shows: its `modelOut`'s, or its model's without `hidden`;
+ * undefined when it has neither (all are shown), or its `modelOut` is unknown (reported elsewhere).
  */
-function checkFields(router: RouterDeclaration, fields: Fields, schemas: boolean, pointer: string, report: Report): void {
-  for (const problem of routerFieldProblems({ ...router, fields: Object.keys(fields) })) {
+function shownFields(file: ApiFile, router: RouterDeclaration, fields: Fields): string[] | undefined {
+  if (router.modelOut !== undefined) {
+    const properties = file.models[router.modelOut]?.properties
+    return isRecord(properties) ? Object.keys(properties) : undefined
+  }
+  return router.hidden === undefined ? undefined : Object.keys(fields).filter((field) => !router.hidden!.includes(field))
+}
+
+/**
+ * The options that name fields of the model (the router's own check, router-field-problems.ts: those
+ * clients name must be fields the output model `shown`), and the scope field: its type only when the
+ * model's field schemas are known (`schemas`).
+ */
+function checkFields(router: RouterDeclaration, fields: Fields, known: { schemas: boolean, shown: readonly string[] | undefined }, pointer: string, report: Report): void {
+  const { schemas, shown } = known
+  for (const problem of routerFieldProblems({ ...router, fields: Object.keys(fields), shown })) {
     report(`${pointer}${filePathOf(problem.path).map((segment) => `/${escapePointer(segment)}`).join('')}`, problem.message, problem.onKey)
   }
   const scope = router.scope

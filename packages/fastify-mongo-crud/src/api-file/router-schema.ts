@@ -43,7 +43,10 @@ const scope: JsonSchemaObject = {
     header: { ...ref('header'), description: 'A header a gateway in front of the API sets: its value is trusted as it arrives.' },
     claim: claimName,
     detail: { type: 'string', minLength: 1, description: "The refusal's detail when the header is missing or invalid (401), or the claim is (403)." },
-    filters: optionSchema('filtersUnderScope', { description: 'Client filters on the list: ignored (default) or ANDed with the scope.' }),
+    filters: optionSchema('filtersUnderScope', {
+      description:
+        "Client filters on the list, _groups and _events: 'and' (default) ANDs them with the scope, so they narrow it and are checked by the filter grammar; 'ignore' answers the scope whatever they say (the Python original's rule, and the router option's default in code).",
+    }),
     clientIds: optionSchema('clientIdsUnderScope', {
       description: "Whether a create may choose the document's id: refused (default), since an id taken in another scope would be told apart from a free one; or allowed.",
     }),

@@ -16,7 +16,7 @@ export const auth: JsonSchemaObject = {
   additionalProperties: false,
   required: ['type'],
   description:
-    "Verifies a JWT sent as 'Authorization: Bearer <token>' (401 when missing, expired or forged), whose claims guards and scopes read. One key: 'secretEnv', 'publicKeyFile' or 'jwksFile'.",
+    "Verifies a JWT sent as 'Authorization: Bearer <token>' (or, on GET requests, in the cookie 'cookie' names) (401 when missing, expired or forged), whose claims guards and scopes read. One key: 'secretEnv', 'publicKeyFile' or 'jwksFile'.",
   properties: {
     type: { const: 'jwt' },
     secretEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'The environment variable holding the HMAC secret (HS256: 32 bytes or more).' },
@@ -27,6 +27,12 @@ export const auth: JsonSchemaObject = {
     audience: oneOrMore("Accepted 'aud' claims (default: any)."),
     clockTolerance: { type: 'integer', minimum: 0, maximum: 300, description: "Seconds of clock difference tolerated on 'exp' and 'nbf' (default 0)." },
     required: { type: 'boolean', description: 'Every route needs a valid token (default true); false: only the routes a claim guard or a claim scope checks.' },
+    cookie: {
+      type: 'string',
+      pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$",
+      description:
+        "A cookie the token is also read from when no Authorization header is sent, on GET requests only (lists, reads, _groups, _events: a browser's EventSource sends no header); writes still need the header.",
+    },
     securityScheme: { $ref: '#/definitions/securitySchemeName', description: "The OpenAPI security scheme of token checks (default 'bearerAuth', an http bearer JWT scheme)." },
   },
 }

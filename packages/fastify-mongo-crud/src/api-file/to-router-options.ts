@@ -12,6 +12,13 @@ import { escapePointer } from './parse-json-positions.js'
 import { toDependencies, toDisabled, toScope } from './to-dependencies.js'
 import type { ModelCatalog } from './to-models.js'
 
+/**
+ * What a file's scope does with client filters when it does not say (`scope.filters`): they are ANDed
+ * with it, so they only narrow the caller's documents and go through the filter grammar. The router
+ * option's own default stays the Python original's `'ignore'`; a file says `"filters": "ignore"` for it.
+ */
+export const FILE_FILTERS_UNDER_SCOPE = 'and'
+
 /** One router of the file as `app.register(CRUDRouter, options)` takes it, and where it was declared. */
 export interface FileRouter {
   name: string
@@ -45,7 +52,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     ...limits,
     ...toDisabled(router.disable),
     ...toDependencies(router.guards, first, auth),
-    ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? 'ignore', clientIdsUnderScope: router.scope?.clientIds ?? 'refuse' }),
+    ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? FILE_FILTERS_UNDER_SCOPE, clientIdsUnderScope: router.scope?.clientIds ?? 'refuse' }),
     populates: (router.populates ?? []).map((populate) => {
       const target = api.routers[populate.router]!
       const targetOut = catalog.output(target, populate.router)

@@ -9,7 +9,6 @@ import type { GroupsQueryString } from '../query/group-query.js'
 import type { ListQueryString } from '../query/list-query.js'
 import type { Resource } from '../resources/resource.js'
 import { missingBody } from '../schema/json-body-parser.js'
-import type { WireDoc } from '../store/store.js'
 
 /**
  * The handlers of every generated route, one per verb, over any kind of resource (resources/): the

@@ -59,7 +59,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (invalid !== undefined) throw fail(invalid)
   const plain = raw as PlainRouterOptions
   const identifierField = plain.identifierField ?? '_id'
-  const [misnamed] = routerFieldProblems({ ...plain, fields: Object.keys(model.properties), identifierField })
+  const shown = modelOut === undefined ? undefined : Object.keys(modelOut.properties)
+  const [misnamed] = routerFieldProblems({ ...plain, fields: Object.keys(model.properties), shown, identifierField })
   if (misnamed !== undefined) throw fail(misnamed.message)
   return Object.freeze({
     model,

@@ -9,13 +9,26 @@ interface OptionProblem {
   readonly onKey?: boolean
 }
 
-/** What the checks below need of a router: its model's top-level fields and the options that name them. */
+/** What the checks below need of a router: its model's top-level fields, those its output model shows, and the options that name them. */
 interface RouterFieldFacts {
   readonly fields: readonly string[]
   readonly identifierField?: string | undefined
   readonly indexes?: ReadonlyArray<{ readonly key: Readonly<Record<string, unknown>> }> | undefined
   readonly filterable?: readonly string[] | undefined
   readonly sortable?: readonly string[] | undefined
+  readonly defaultSort?: { readonly field: string } | undefined
+  /** The top-level fields of the output model (`modelOut`, or the file's model without its `hidden`); undefined when there is none: all are shown. */
+  readonly shown?: readonly string[] | undefined
+}
+
+/**
+ * Why an option may not name a field the output model hides: what clients filter, sort or group on is
+ * an oracle of its values (`filters={"password":{"$regex":"^a"}}` answers or not, `sort_by=password`
+ * orders by it). `shown` lists the fields the option may name.
+ */
+export function hiddenFieldMessage(option: string, path: string, shown: readonly string[]): string {
+  const named = option === 'defaultSort.field' ? `'defaultSort.field' ${JSON.stringify(path)} is` : `'${option}' names '${path}', which is`
+  return `${named} hidden by the output model: a filter or an order on it would reveal its values (the output model shows: ${shown.join(', ')})`
 }
 
 const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN)
@@ -24,7 +37,8 @@ const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN)
  * The options that must name fields of the model, checked against it: registration throws the first
  * problem (resolve-router-options.ts), the API file's check reports them all at their places. A
  * misspelt index field would index nothing, silently; a misspelt identifier would serve nothing; a
- * misspelt filterable or sortable field would let clients filter or sort on nothing they meant.
+ * misspelt filterable or sortable field would let clients filter or sort on nothing they meant, and
+ * one the output model hides would let them read its values.
  */
 export function routerFieldProblems(facts: RouterFieldFacts): OptionProblem[] {
   const problems: OptionProblem[] = []
@@ -56,13 +70,36 @@ export function routerFieldProblems(facts: RouterFieldFacts): OptionProblem[] {
       })
     }
   })
+  problems.push(...clientFieldProblems(facts, suggestion))
+  return problems
+}
+
+/**
+ * `filterable`, `sortable` and `defaultSort.field`: what clients may name, so fields of the output model
+ * only. A field of the model it hides is refused as such; an unknown one is listed among the fields it
+ * shows, and the suggestion is one of those (never a hidden field).
+ */
+function clientFieldProblems(facts: RouterFieldFacts, suggestion: (path: string, known: readonly string[]) => string): OptionProblem[] {
+  const problems: OptionProblem[] = []
+  const fields = new Set(facts.fields)
+  const shown = facts.shown === undefined ? facts.fields : facts.fields.filter((field) => facts.shown!.includes(field))
+  const hides = shown.length < facts.fields.length
+  const named = shown.filter((field) => field !== 'id')
+  const whose = hides ? `a field of the output model (${named.join(', ')})` : `a field of the model (${named.join(', ')})`
+  const hidden = (path: string) => {
+    const top = path.split('.')[0]!
+    return top !== 'id' && top !== '_id' && fields.has(top) && !shown.includes(top)
+  }
   for (const key of ['filterable', 'sortable'] as const) {
     facts[key]?.forEach((path, position) => {
       const top = path.split('.')[0]!
-      if (top !== 'id' && top !== '_id' && !fields.has(top)) {
-        problems.push({ path: [key, position], message: `'${key}[${position}]' names '${path}', which is not 'id' or a field of the model ${listed}${suggestion(path, ['id', ...named])}` })
+      if (hidden(path)) problems.push({ path: [key, position], message: hiddenFieldMessage(`${key}[${position}]`, path, ['id', ...named]) })
+      else if (top !== 'id' && top !== '_id' && !fields.has(top)) {
+        problems.push({ path: [key, position], message: `'${key}[${position}]' names '${path}', which is not 'id' or ${whose}${suggestion(path, ['id', ...named])}` })
       }
     })
   }
+  const sortField = facts.defaultSort?.field
+  if (sortField !== undefined && hidden(sortField)) problems.push({ path: ['defaultSort', 'field'], message: hiddenFieldMessage('defaultSort.field', sortField, ['id', ...named]) })
   return problems
 }

@@ -28,8 +28,8 @@ const MAX_LISTED_PATHS = 200
 
 /**
  * The groupable fields: every path of `visible` that holds one value (not an object, not through an
- * array), with its JSON Schema from `schemas` (the output model first, then the stored one: `filterable`
- * may list a field responses hide). `refs` resolves the models' `$ref`s.
+ * array), with its JSON Schema from `schemas` (the output model first, then the stored one, for a path
+ * only the shape resolves). `refs` resolves the models' `$ref`s.
  */
 export function groupFields(visible: ShapeNode, schemas: readonly TSchema[], refs: ReadonlyMap<string, TSchema>): GroupFields {
   const listed = new Map<string, GroupField>()

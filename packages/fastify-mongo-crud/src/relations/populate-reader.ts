@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PopulateReader } from '../app-registry.js'
-import type { Caller, RouterContext } from '../core/router-context.js'
+import type { RouterContext } from '../core/router-context.js'
 import type { Dependency } from '../options.js'
 import { allOf, type Filter } from '../query/filter.js'
 import { isObjectIdHex } from '../shapes/object-id.js'

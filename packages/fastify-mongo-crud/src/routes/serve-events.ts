@@ -5,12 +5,18 @@ import type { EventStreams } from '../core/event-streams.js'
 import { listFilter } from '../core/main-list.js'
 import { Pacer } from '../core/pacer.js'
 import type { Caller, RouterContext } from '../core/router-context.js'
+import { credentialsExpiry } from '../credential-expiry.js'
 import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import type { Filter } from '../query/filter.js'
 import type { Resource } from '../resources/resource.js'
 import { DROP } from '../schema/fit-document.js'
 import type { StoreChanges, StoredChange, WireDoc } from '../store/store.js'
+
+/** The last event of a feed whose token expired (docs/events.md): its client learns why it ended, and reconnects with a fresh token. */
+const TOKEN_EXPIRED = 'event: end\ndata: {"reason":"token expired"}\n\n'
+/** The longest wait one timer takes (2^31 - 1 ms, about 24 days): a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2_147_483_647
 
 /** What a subscriber refused for too many streams is told to wait before retrying, in seconds. */
 const RETRY_AFTER_S = 1
@@ -26,7 +32,7 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  * leaves them arrives as `delete`, one that enters them as `create`. The stream reads the database's
  * change stream only as fast as its client takes the events, so a backlog of any size (a reconnect's,
  * a burst of writes) goes out at the client's pace; a client that stopped reading is dropped
- * (event-heartbeat.ts).
+ * (event-heartbeat.ts), and a feed opened with a token ends when it expires (credential-expiry.ts).
  */
 export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
   let warned = false
@@ -94,6 +100,12 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
     out.end()
   }
   const forget = streams.opened(end)
+  // A feed opened with a token ends when the token expires, its last event saying so.
+  const unschedule = atExpiry(credentialsExpiry(request), () => {
+    if (!open) return
+    out.write(TOKEN_EXPIRED)
+    end()
+  })
   const heartbeat = new EventHeartbeat(out, () => {
     request.log.info({ unsent: out.writableLength }, 'event subscriber dropped: it stopped reading')
     out.destroy()
@@ -104,6 +116,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
     closed = true
     open = false
     heartbeat.stop()
+    unschedule()
     forget()
     release()
     void changes.close()
@@ -134,6 +147,18 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
     request.log.error({ err: error }, 'event stream failed after its status was sent; the response was cut short')
     out.destroy()
   }
+}
+
+/** Runs `expire` at `at` (milliseconds since the epoch; never when undefined, at once when past); returns what cancels it. */
+function atExpiry(at: number | undefined, expire: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined
+  const wait = () => {
+    const left = at! - Date.now()
+    if (left <= 0) expire()
+    else timer = setTimeout(wait, Math.min(left, MAX_TIMER_MS))
+  }
+  if (at !== undefined) wait()
+  return () => clearTimeout(timer)
 }
 
 /** Resolves once `out` has taken what it held (or closed). */

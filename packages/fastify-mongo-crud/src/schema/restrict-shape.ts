@@ -4,7 +4,7 @@ import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
  * A shape holding only the given dotted paths (and what lies below them), for the `filterable` and
  * `sortable` options. Paths use the wire names (`id` is `_id`). Below a path the output model
  * (`shown`) shows, only what it shows: listing `owner` must not open `owner.ssn` when responses drop
- * it. A path it hides is listed on purpose, and brings the stored model's shape (`full`).
+ * it. A path it hides is refused at registration (options/shown-paths.ts), and would open nothing here.
  */
 export function restrictShape(full: ShapeNode, paths: readonly string[], shown: ShapeNode = full): ShapeNode {
   const root: ShapeNode = { kind: 'object', fields: new Map(), isDocument: full.kind === 'object' && full.isDocument, open: false }
@@ -14,7 +14,8 @@ export function restrictShape(full: ShapeNode, paths: readonly string[], shown: 
     let target = root as Extract<ShapeNode, { kind: 'object' }>
     segments.forEach((segment, index) => {
       if (index === segments.length - 1) {
-        target.fields.set(segment, nodeAt(shown, segments) ?? nodeAt(full, segments) ?? { kind: 'any' })
+        const node = nodeAt(shown, segments)
+        if (node !== undefined) target.fields.set(segment, node)
         return
       }
       let next = target.fields.get(segment)
