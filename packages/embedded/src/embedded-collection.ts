@@ -296,16 +296,10 @@ export class EmbeddedCollection {
   }
 
   /**
-   * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database.
-   * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions. A
-   * collation applies to `$match` and `$sort` stages and comparison expressions; stages it cannot
-   * reach are refused (collation-refusals.ts). A final `$out` or `$merge` writes the results (on the
-   * cursor's first read) and yields nothing.
-   */
-  /**
    * A change stream of this collection's writes, as the driver's `collection.watch()`: each
    * acknowledged insert, update, replace and delete, read from the engine's durable change log
-   * (resumable with `resumeAfter` while the log keeps the change: `openEmbedded`'s `changeRetention`).
+   * (resumable with `resumeAfter` while the log keeps the change: `openEmbedded`'s `changeRetention`);
+   * the collection's `drop` or `rename` ends it with an `invalidate` event.
    */
   watch(pipeline: Document[] = [], options: WatchOptions = {}): EmbeddedChangeStream {
     this.#core.assertOpen()
@@ -315,6 +309,13 @@ export class EmbeddedCollection {
     return new EmbeddedChangeStream(source, pipeline, options)
   }
 
+  /**
+   * Runs an aggregation pipeline; `$lookup` and friends read collections of the same database.
+   * `let` variables are read as `$$name` by `$match`'s `$expr` and by the stages' expressions. A
+   * collation applies to `$match` and `$sort` stages and comparison expressions; stages it cannot
+   * reach are refused (collation-refusals.ts). A final `$out` or `$merge` writes the results (on the
+   * cursor's first read) and yields nothing.
+   */
   aggregate(pipeline: Document[], options: WithSession<{ maxTimeMS?: number, let?: Document | undefined, collation?: CollationOptions | undefined, allowDiskUse?: boolean | undefined } & PromoteOptions> = {}): EmbeddedCursor {
     const tx = this.#inTransaction(options)
     if (tx) return tx.target.aggregate(pipeline, tx.options)
@@ -355,9 +356,17 @@ export class EmbeddedCollection {
     return aggregateCursor(source, later, options.maxTimeMS, form === 'held' ? valueFormOf(options) : 'held')
   }
 
+  /** Creates an index (or finds the same one); a new one is a `createIndexes` event of change streams, committed with it. */
   async createIndex(keys: Record<string, 1 | -1>, options: { unique?: boolean, name?: string } = {}): Promise<string> {
     this.#assertWritable()
-    return this.#core.write(() => this.#core.indexes.create(keys, options, () => this.#core.all()))
+    return this.#core.write(async () => {
+      const before = this.#core.indexes.list()
+      const name = await this.#core.indexes.create(keys, options, () => this.#core.all())
+      if (name !== ID_INDEX && !before.some((index) => index.name === name)) {
+        await this.#core.logDefinition('createIndexes', { d: { indexes: [indexSpecOf({ name, key: keys, unique: options.unique === true })] } })
+      }
+      return name
+    })
   }
 
   /**
@@ -369,21 +378,29 @@ export class EmbeddedCollection {
     return new EmbeddedCursor(() => {
       this.#assertNotView()
       const indexes: StoredIndex[] = [{ name: ID_INDEX, key: { _id: 1 }, unique: false }, ...this.#core.indexes.list()]
-      return indexes.map(({ name, key, unique }): Document => (unique ? { v: 2, key, name, unique } : { v: 2, key, name }))[Symbol.iterator]()
+      return indexes.map(indexSpecOf)[Symbol.iterator]()
     }, undefined)
   }
 
-  /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. */
+  /** Drops an index by name (`*`: all but `_id`'s); false when there is no such index. Change streams see a `dropIndexes`. */
   async dropIndex(name: string): Promise<boolean> {
     this.#assertWritable()
     if (name === ID_INDEX) throw invalidArgumentError('cannot drop _id index')
-    return this.#core.dropIndex(name)
+    const dropped = this.#core.indexes.list().filter((index) => name === '*' || index.name === name)
+    const found = await this.#core.dropIndex(name)
+    if (found && dropped.length > 0) await this.#core.logDefinition('dropIndexes', { d: { indexes: dropped.map(indexSpecOf) } })
+    return found
   }
 
   /** Forgets in-memory index state after the collection was dropped underneath. */
   reset(): void {
     this.#core.reset()
   }
+}
+
+/** An index as the server describes it (`listIndexes`, change events): `{ v: 2, key, name }`, with `unique: true` for a unique one. */
+function indexSpecOf({ name, key, unique }: StoredIndex): Document {
+  return unique ? { v: 2, key, name, unique } : { v: 2, key, name }
 }
 
 /** Options that ask for nothing but the form of the numbers (value-form.ts), or none. */

@@ -1,16 +1,21 @@
+import type { Timestamp } from 'mongodb'
 import { aggregateCursor } from './aggregate/aggregate-cursor.js'
 import { aggregateDocuments } from './aggregate/aggregate-documents.js'
 import { withLocalSessions } from './aggregate/local-sessions.js'
 import type { OutputTarget } from './aggregate/output-target.js'
 import { decodeDocument } from './bson/bson-codec.js'
 import { type PromoteOptions, valueFormOf } from './bson/value-form.js'
-import { changeFeedOf } from './changes/change-feed.js'
+import { collectionUuidOf } from './changes/change-document.js'
+import { type ChangeSource, changeFeedOf, keepsImages } from './changes/change-feed.js'
+import { type ChangeScope, namespaceOfStorage } from './changes/change-scope.js'
+import { clusterTimeOf } from './changes/cluster-time.js'
 import { toCollation } from './collation/collation.js'
 import { checkCollectionName, checkWritableCollection } from './collection/collection-name.js'
+import { moveCollection } from './collection/move-collection.js'
 import { parseViewOptions, VIEWS_COLLECTION, ViewCatalog } from './collection/views.js'
 import type { CollationOptions, Document } from './document.js'
 import { EmbeddedCollection } from './embedded-collection.js'
-import { closedError, commandNotSupportedOnViewError, invalidArgumentError, namespaceExistsError } from './errors.js'
+import { badValueError, closedError, commandNotSupportedOnViewError, illegalOperationError, invalidArgumentError, namespaceExistsError, namespaceNotFoundError, typeMismatchError } from './errors.js'
 import { ID_INDEX } from './indexes/index-catalog.js'
 import { configureFailPoint, type FailPointMode, type FailPointName } from './pace/fail-points.js'
 import { compileFilter } from './query/compile-filter.js'
@@ -20,6 +25,7 @@ import { DEFAULT_READS, type ReadSettings } from './read-settings.js'
 import type { Storage } from './storage/storage.js'
 import { EmbeddedClient } from './transaction/embedded-session.js'
 import { TransactionLock } from './transaction/engine-transaction.js'
+import { EmbeddedChangeStream, type WatchOptions } from './watch/change-stream.js'
 
 /** What every database of one engine shares: the storage, and whether it is still open. */
 interface Engine {
@@ -70,12 +76,15 @@ export class EmbeddedDb {
    */
   get client(): EmbeddedClient<EmbeddedDb> {
     const engine = this.#engine
-    engine.client ??= new EmbeddedClient<EmbeddedDb>({
-      storage: engine.storage,
-      makeDb: (storage) => new EmbeddedDb(storage, engine.defaultName, undefined, engine.reads),
-      coreOf: (storageName) => this.#coreOf(storageName),
-      lock: new TransactionLock(),
-    })
+    engine.client ??= new EmbeddedClient<EmbeddedDb>(
+      {
+        storage: engine.storage,
+        makeDb: (storage) => new EmbeddedDb(storage, engine.defaultName, undefined, engine.reads),
+        coreOf: (storageName) => this.#coreOf(storageName),
+        lock: new TransactionLock(),
+      },
+      (pipeline, options) => new EmbeddedChangeStream(this.#changeSource({ kind: 'cluster' }), pipeline, options)
+    )
     return engine.client
   }
 
@@ -173,17 +182,24 @@ export class EmbeddedDb {
       const definition = parseViewOptions(options)
       if (this.listCollectionNames().includes(name)) throw namespaceExistsError(`${this.databaseName}.${name}`)
       await collection.queue.run(() => this.#views.create(name, definition))
+      await EmbeddedCollection.coreOf(collection).logDefinition('create', { d: { viewOn: definition.viewOn, pipeline: definition.pipeline } })
       return
     }
     if (this.listCollectionNames().includes(name)) return
     await collection.queue.run(() => this.#engine.storage.writeIndexes(this.#storageName(name), []))
+    await EmbeddedCollection.coreOf(collection).logDefinition('create', { d: { idIndex: { v: 2, key: { _id: 1 }, name: ID_INDEX } } })
   }
 
-  /** Drops one collection with its indexes; false when it did not exist. */
+  /** Drops one collection with its indexes; false when it did not exist. Change streams see a `drop`. */
   async dropCollection(name: string): Promise<boolean> {
     const collection = this.collection(name)
     checkWritableCollection(name, `${this.databaseName}.${name}`)
-    if (this.#views.get(name)) return collection.queue.run(() => this.#views.drop(name))
+    const core = EmbeddedCollection.coreOf(collection)
+    if (this.#views.get(name)) {
+      const dropped = await collection.queue.run(() => this.#views.drop(name))
+      if (dropped) await core.logDefinition('drop')
+      return dropped
+    }
     const existed = this.listCollectionNames().includes(name)
     const release = await collection.queue.hold()
     try {
@@ -192,13 +208,15 @@ export class EmbeddedDb {
     } finally {
       release()
     }
+    if (existed) await core.logDefinition('drop')
     return existed
   }
 
-  /** Deletes every collection and index of this database, its writers held off meanwhile. */
+  /** Deletes every collection and index of this database, its writers held off meanwhile. Change streams see each collection's `drop`, then `dropDatabase`. */
   async dropDatabase(): Promise<void> {
     if (!this.#engine.open) throw closedError()
-    for (const name of this.listCollectionNames()) this.collection(name)
+    const names = this.listCollectionNames()
+    for (const name of names) this.collection(name)
     const collections = [...this.#collections.values()]
     const releases = await Promise.all(collections.map((c) => c.queue.hold()))
     try {
@@ -208,6 +226,81 @@ export class EmbeddedDb {
     } finally {
       for (const release of releases) release()
     }
+    if (names.length === 0) return
+    for (const name of names) await EmbeddedCollection.coreOf(this.collection(name)).logDefinition('drop')
+    await EmbeddedCollection.coreOf(this.collection(VIEWS_COLLECTION)).logDefinition('dropDatabase', {}, this.databaseName)
+  }
+
+  /**
+   * Renames a collection of this database, as the driver's `db.renameCollection()`: its documents,
+   * indexes and options go to `to` (collection/move-collection.ts: copied, so it takes time with the
+   * collection's size). A missing collection is NamespaceNotFound (26), an existing `to`
+   * NamespaceExists (48) unless `dropTarget` drops it first; a view cannot be renamed (166). Change
+   * streams see the `rename` (and the dropped target's `drop`).
+   */
+  async renameCollection(from: string, to: string, options: { dropTarget?: boolean } = {}): Promise<void> {
+    const source = this.collection(from)
+    const target = this.collection(to)
+    checkWritableCollection(from, `${this.databaseName}.${from}`)
+    checkWritableCollection(to, `${this.databaseName}.${to}`)
+    if (this.#views.get(from) || this.#views.get(to)) throw commandNotSupportedOnViewError(`${this.databaseName}.${this.#views.get(from) ? from : to}`)
+    const names = this.listCollectionNames()
+    if (!names.includes(from)) throw namespaceNotFoundError(`Source collection ${this.databaseName}.${from} does not exist`)
+    if (from === to) throw illegalOperationError("Can't rename a collection to itself")
+    const replaced = names.includes(to)
+    if (replaced && options.dropTarget !== true) throw namespaceExistsError(`${this.databaseName}.${to}`)
+    if (replaced) await this.dropCollection(to)
+    const releases = [await source.queue.hold(), await target.queue.hold()]
+    try {
+      await moveCollection(this.#engine.storage, this.#storageName(from), this.#storageName(to))
+      source.reset()
+      target.reset()
+    } finally {
+      for (const release of releases) release()
+    }
+    const dropTarget = replaced ? { dropTarget: collectionUuidOf({ db: this.databaseName, coll: to }) } : {}
+    await EmbeddedCollection.coreOf(source).logDefinition('rename', { t: `${this.databaseName}.${to}`, d: dropTarget })
+  }
+
+  /**
+   * Changes a collection's options, as mongod's `collMod`: `changeStreamPreAndPostImages: { enabled }`
+   * (turned off, the collection's change events have no documents before or after the change, as
+   * MongoDB's without it; the engine keeps them by default). No option changes nothing but tells change
+   * streams a `modify`. A missing collection is NamespaceNotFound (26); other options are refused (BadValue, 2).
+   */
+  async modifyCollection(name: string, options: { changeStreamPreAndPostImages?: { enabled: boolean } } = {}): Promise<void> {
+    const collection = this.collection(name)
+    checkWritableCollection(name, `${this.databaseName}.${name}`)
+    const unknown = Object.keys(options).filter((option) => option !== 'changeStreamPreAndPostImages')
+    if (unknown.length > 0) throw badValueError(`collMod option(s) ${unknown.join(', ')} not supported by the embedded engine (changeStreamPreAndPostImages only)`)
+    const images = options.changeStreamPreAndPostImages
+    if (images !== undefined && (typeof images !== 'object' || images === null || typeof images.enabled !== 'boolean')) {
+      throw typeMismatchError('changeStreamPreAndPostImages must be { enabled: <boolean> }')
+    }
+    if (!this.listCollectionNames().includes(name) || this.#views.get(name)) throw namespaceNotFoundError(`ns does not exist: ${this.databaseName}.${name}`)
+    const storageName = this.#storageName(name)
+    await collection.queue.run(async () => {
+      if (images !== undefined) await this.#engine.storage.writeOptions(storageName, { ...this.#engine.storage.readOptions(storageName), changeStreamPreAndPostImages: { enabled: images.enabled } })
+    })
+    await EmbeddedCollection.coreOf(collection).logDefinition('modify', { d: images === undefined ? {} : { changeStreamPreAndPostImages: { enabled: images.enabled } } })
+  }
+
+  /**
+   * A change stream of every collection of this database, as the driver's `db.watch()`: their
+   * documents' changes, each collection's `drop` and `rename`, and `dropDatabase`, after which an
+   * `invalidate` ends it. Its `system.*` collections are left out. Options as `collection.watch()`.
+   */
+  watch(pipeline: Document[] = [], options: WatchOptions = {}): EmbeddedChangeStream {
+    return new EmbeddedChangeStream(this.#changeSource({ kind: 'database', db: this.databaseName }), pipeline, options)
+  }
+
+  /** Where a stream of this engine reads; a transaction's database keeps no change log, and has no stream. */
+  #changeSource(scope: ChangeScope): ChangeSource {
+    if (!this.#engine.open) throw closedError()
+    const feed = changeFeedOf(this.#engine.storage)
+    if (!feed) throw invalidArgumentError('watch() is not available inside a transaction')
+    const { storage, defaultName } = this.#engine
+    return { feed, scope, namespaceOf: (storageName) => namespaceOfStorage(storageName, defaultName), keepsImages: (storageName) => keepsImages(storage.readOptions(storageName)) }
   }
 
   /**
@@ -245,6 +338,15 @@ export class EmbeddedDb {
    */
   configureFailPoint(name: FailPointName, mode: FailPointMode): void {
     configureFailPoint(name, mode)
+  }
+
+  /**
+   * @internal The time of the last change the engine committed (changes/cluster-time.ts): what the
+   * wire server answers as `operationTime` and `$clusterTime` when it presents a replica set.
+   */
+  clusterTime(): Timestamp {
+    if (!this.#engine.open) throw closedError()
+    return clusterTimeOf(changeFeedOf(this.#engine.storage)?.store.bounds().last ?? 0)
   }
 
   /** Lets queued writes of every database finish, then closes storage; later calls fail. Idempotent. */

@@ -276,3 +276,38 @@ export function changeStreamHistoryLostError(message: string) {
 export function changeStreamFatalError(message: string) {
   return serverError(280, 'ChangeStreamFatalError', message)
 }
+
+/** A transaction or retryable write numbered below the session's latest: the driver has moved on (225 TransactionTooOld). */
+export function transactionTooOldError(txnNumber: number, latest: number) {
+  return serverError(225, 'TransactionTooOld', `Cannot start transaction ${txnNumber} on session because a newer transaction ${latest} has already started.`)
+}
+
+/** A command that is no write sent with a transaction number outside a transaction (50768, as mongod). */
+export function notARetryableWriteError(command: string) {
+  return serverError(50768, 'NotARetryableWriteCommand', `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${command} is not a retryable write command.`)
+}
+
+/** `replSetInitiate` on a set that is initiated, as every set the wire server presents is from its start (23). */
+export function alreadyInitializedError() {
+  return serverError(23, 'AlreadyInitialized', 'already initialized')
+}
+
+/** A replica set command sent to a server started without `--replSet` (76, as a standalone mongod). */
+export function noReplicationEnabledError() {
+  return serverError(76, 'NoReplicationEnabled', 'not running with --replSet')
+}
+
+/** A change stream asked (`required`) for a document before or after a change that the collection does not keep (47). */
+export function noMatchingDocumentError(message: string) {
+  return serverError(47, 'NoMatchingDocument', message)
+}
+
+/** A collection an operation needs does not exist (26). */
+export function namespaceNotFoundError(message: string) {
+  return serverError(26, 'NamespaceNotFound', message)
+}
+
+/** An operation that cannot be done to what it names (20). */
+export function illegalOperationError(message: string) {
+  return serverError(20, 'IllegalOperation', message)
+}

@@ -1,7 +1,10 @@
-import { decodeDocument } from '../bson/bson-codec.js'
+import { decodeDocument, encodeDocument } from '../bson/bson-codec.js'
 import type { Document } from '../document.js'
 
 export type ChangeOperation = 'insert' | 'update' | 'replace' | 'delete'
+
+/** What changed a collection's or a database's definition rather than a document. */
+export type DefinitionOperation = 'create' | 'drop' | 'rename' | 'dropDatabase' | 'createIndexes' | 'dropIndexes' | 'modify'
 
 /**
  * One change as the log keeps it: what happened (`o`), to which collection (`c`, its storage
@@ -10,10 +13,20 @@ export type ChangeOperation = 'insert' | 'update' | 'replace' | 'delete'
  * it is told as a delete and one entering it as an insert (the router's `_events`).
  */
 export interface ChangeEntry {
-  o: ChangeOperation
+  o: ChangeOperation | DefinitionOperation
+  /** The collection's storage name; for `dropDatabase`, the database's name. */
   c: string
   a?: Document
   b?: Document
+  /** `rename`: the namespace the collection took, `<db>.<collection>`. */
+  t?: string
+  /** What a definition change did, as its event's `operationDescription` tells (indexes, a view, options). */
+  d?: Document
+}
+
+/** The entry of a definition change (no document bytes to embed: encoded plainly). */
+export function encodeDefinitionChange(operation: DefinitionOperation, collection: string, fields: { t?: string, d?: Document } = {}): Uint8Array {
+  return encodeDocument({ o: operation, c: collection, ...fields })
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChangeLogStore } from '../storage/change-log-store.js'
 import type { Storage } from '../storage/storage.js'
+import type { ChangeScope } from './change-scope.js'
 
 /**
  * What wakes the change streams of one engine: the write path calls `committed` once a write's
@@ -63,9 +64,21 @@ export function changeFeedOf(storage: Storage): ChangeFeed | undefined {
   return feed
 }
 
-/** Where a stream reads: the engine's feed, and the collection it watches. */
+/** Where a stream reads: the engine's feed, what it watches, and what it asks the engine of the collections it meets. */
 export interface ChangeSource {
   feed: ChangeFeed
-  storageName: string
-  ns: { db: string, coll: string }
+  scope: ChangeScope
+  /** The namespace of a collection of the engine, by its storage name. */
+  namespaceOf(storageName: string): { db: string, coll: string }
+  /** Whether a collection's events may carry the documents before and after the change (changes/change-document.ts). */
+  keepsImages(storageName: string): boolean
+}
+
+/**
+ * Whether a collection's change events may carry its documents before and after each change: the
+ * engine logs both always, so yes unless `collMod` turned `changeStreamPreAndPostImages` off, as a
+ * collection of MongoDB without them then answers (`whenAvailable`: null, `required`: an error).
+ */
+export function keepsImages(options: Record<string, unknown>): boolean {
+  return (options['changeStreamPreAndPostImages'] as { enabled?: unknown } | undefined)?.enabled !== false
 }

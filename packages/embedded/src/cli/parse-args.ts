@@ -13,6 +13,10 @@ export interface DbCommand {
   auth: boolean
   /** `--tlsMode requireTLS`: the PEM file holding the certificate and its private key, and the key's password if any. */
   tls: { certificateKeyFile: string, password: string | undefined } | undefined
+  /** `--replSet <name>`: the server presents a single-node replica set of this name. */
+  replSet: string | undefined
+  /** `--replSetHost host:port`: the address its member goes by (default: the listening one). */
+  replSetHost: string | undefined
   /** Wire server limits given on the command line (the server's defaults for the others). */
   limits: Pick<WireServerOptions, 'maxConnections' | 'maxBufferedBytes' | 'partialMessageTimeoutMS'>
 }
@@ -29,6 +33,7 @@ type CliCommand = DbCommand | BackupCommand | { command: 'help' }
 
 export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--dbpath ./data] [--bind_ip 127.0.0.1] [--auth]
                              [--tlsMode requireTLS --tlsCertificateKeyFile server.pem]
+                             [--replSet rs0 [--replSetHost db.example:27017]]
        fastify-mongo-crud-db backup <data directory> <new directory> [--compact]
 
   Serves the embedded engine over the MongoDB wire protocol (mongosh, Compass, drivers), with
@@ -46,6 +51,14 @@ export const USAGE = `Usage: fastify-mongo-crud-db [--port 27017] [--dbpath ./da
             PEM file with the server's certificate and its private key.
   --tlsCertificateKeyFilePassword PASSWORD
             Password of that private key, if it is encrypted.
+  --replSet NAME
+            Present a single-node replica set of that name, initiated from the start (this server
+            its primary): drivers connect with ?replicaSet=NAME or ?directConnection=true, and
+            get what they do only with a replica set (retryable writes, startAtOperationTime).
+  --replSetHost HOST:PORT
+            With --replSet: the address the member goes by in hello, which a driver given
+            ?replicaSet= connects to (default: the listening address; the machine's name for
+            0.0.0.0 or ::). Set it when clients reach the server by another name (a container).
   --noauth-on-network
             Listen on an address other than loopback without --auth, where anyone who reaches the
             port can read and change every database. Only behind a firewall you control. Also
@@ -100,7 +113,10 @@ export function parseCli(argv: string[]): CliCommand {
   if (maxConnections !== undefined) limits.maxConnections = maxConnections
   if (maxBufferedBytes !== undefined) limits.maxBufferedBytes = maxBufferedBytes
   if (partialMessageTimeoutMS !== undefined) limits.partialMessageTimeoutMS = partialMessageTimeoutMS
-  return { command: 'db', host, port, path, remote, auth, tls, limits }
+  const replSet = replSetName(values.replSet)
+  if (values.replSetHost !== undefined && replSet === undefined) throw new UsageError('--replSetHost goes with --replSet')
+  // Its form (host:port) is the wire server's to check (replSetHost), as the start's other errors.
+  return { command: 'db', host, port, path, remote, auth, tls, replSet, replSetHost: values.replSetHost, limits }
 }
 
 /** A flag with two names (mongod's and the engine's first one): either, or both with the same value. */
@@ -120,6 +136,14 @@ function tlsOptions(mode: string | undefined, file: string | undefined, password
   }
   if (file !== undefined || password !== undefined) throw new UsageError('--tlsCertificateKeyFile goes with --tlsMode requireTLS')
   return undefined
+}
+
+/** `--replSet <name>`; mongod's `<name>/<seed hosts>` form names other members, which a single-node set has none of. */
+function replSetName(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  if (value.includes('/')) throw new UsageError(`--replSet takes the set's name alone (this server is its only member), got ${JSON.stringify(value)}`)
+  if (value === '' || /[\s,\0]/.test(value)) throw new UsageError(`--replSet must be a replica set name (no spaces or commas), got ${JSON.stringify(value)}`)
+  return value
 }
 
 function backupCommand(argv: string[], paths: string[], compact: boolean): BackupCommand {
@@ -152,6 +176,8 @@ function parse(argv: string[]) {
       tlsMode: { type: 'string' },
       tlsCertificateKeyFile: { type: 'string' },
       tlsCertificateKeyFilePassword: { type: 'string' },
+      replSet: { type: 'string' },
+      replSetHost: { type: 'string' },
       'noauth-on-network': { type: 'boolean' },
       'allow-remote': { type: 'boolean' },
       'max-connections': { type: 'string' },

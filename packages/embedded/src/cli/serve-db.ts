@@ -21,6 +21,8 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
       port: options.port,
       auth: options.auth,
       ...(tls === undefined ? {} : { tls }),
+      ...(options.replSet === undefined ? {} : { replSet: options.replSet }),
+      ...(options.replSetHost === undefined ? {} : { replSetHost: options.replSetHost }),
       ...options.limits,
       onLimit: (event) => log(`fastify-mongo-crud-db: ${event.message}`),
     })
@@ -39,8 +41,9 @@ export async function serveDb(options: DbCommand, log: (line: string) => void = 
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
-  log(server.uri)
-  const security = `${options.auth ? ', clients log in (--auth)' : ''}${tls === undefined ? '' : ', TLS required'}`
+  log(options.replSet === undefined ? server.uri : `${server.uri}${server.uri.includes('?') ? '&' : '?'}replicaSet=${options.replSet}`)
+  const role = options.replSet === undefined ? '' : `, primary of the single-node replica set ${options.replSet}`
+  const security = `${role}${options.auth ? ', clients log in (--auth)' : ''}${tls === undefined ? '' : ', TLS required'}`
   log(`fastify-mongo-crud-db: listening on ${server.host}:${server.port}, data ${options.path === undefined ? 'in memory' : `in ${options.path}`}${security}. Ctrl-C stops.`)
   if (options.remote && !options.auth) {
     log(`fastify-mongo-crud-db: WARNING: no authentication, and ${options.host} is not loopback (--noauth-on-network): anyone who reaches port ${server.port} can read and change every database.`)

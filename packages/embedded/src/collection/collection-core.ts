@@ -1,8 +1,7 @@
 import { decodeDocument, encodeDocument } from '../bson/bson-codec.js'
 import { toValueKey } from '../bson/value-key.js'
-import { type ChangeOperation, encodeChange } from '../changes/change-entry.js'
-import type { ChangeSource } from '../changes/change-feed.js'
-import { type ChangeFeed, changeFeedOf } from '../changes/change-feed.js'
+import { type ChangeOperation, type DefinitionOperation, encodeChange, encodeDefinitionChange } from '../changes/change-entry.js'
+import { type ChangeFeed, type ChangeSource, changeFeedOf, keepsImages } from '../changes/change-feed.js'
 import type { Collation } from '../collation/collation.js'
 import { type Document, isPlainObject } from '../document.js'
 import { closedError, duplicateKeyError } from '../errors.js'
@@ -48,6 +47,8 @@ export class CollectionCore {
   readonly #namespace: Namespace
   /** When documents last changed (absent in a transaction's overlay, whose writes are not committed yet). */
   readonly #commits: CommitClock | undefined
+  /** A collection's options (`collMod`'s), by storage name. */
+  readonly #options: (storageName: string) => Record<string, unknown>
   /** The storage keys the running write task changed: stamped on the clock once durable. */
   #written: string[] | undefined
   /** Settles once every write task queued so far is durable and stamped. */
@@ -57,6 +58,7 @@ export class CollectionCore {
     this.ns = `${namespace.db}.${namespace.name}`
     this.#feed = changeFeedOf(storage)
     this.#commits = storage.commits
+    this.#options = (storageName) => storage.readOptions(storageName)
     this.#storageName = namespace.storageName
     this.#namespace = namespace
     this.storage = storage.collection(namespace.storageName)
@@ -274,7 +276,24 @@ export class CollectionCore {
   /** Where a change stream of this collection reads (`watch()`); undefined inside a transaction. */
   changeSource(): ChangeSource | undefined {
     const { db, name: coll } = this.#namespace
-    return this.#feed && { feed: this.#feed, storageName: this.#storageName, ns: { db, coll } }
+    const options = this.#options
+    return this.#feed && {
+      feed: this.#feed,
+      scope: { kind: 'collection', storageName: this.#storageName },
+      namespaceOf: () => ({ db, coll }),
+      keepsImages: (storageName) => keepsImages(options(storageName)),
+    }
+  }
+
+  /**
+   * Logs a change of this collection's definition (or, with `subject`, of its database's: a
+   * dropDatabase) for change streams (changes/change-document.ts). Inside a write task it commits
+   * with the task's writes; alone, in its own storage transaction, after the change it tells
+   * (a drop, a rename). In a transaction the entry waits in its overlay for the commit.
+   */
+  async logDefinition(operation: DefinitionOperation, fields: { t?: string, d?: Document } = {}, subject = this.#storageName): Promise<void> {
+    await this.storage.write({ changes: [encodeDefinitionChange(operation, subject, fields)] })
+    this.#feed?.committed()
   }
 
   /** The change log entry of a write, when the storage keeps a log. */

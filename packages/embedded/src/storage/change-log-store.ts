@@ -10,6 +10,9 @@ export interface ChangeRetention {
   ms?: number | undefined
 }
 
+/** One entry of the log: its number, its bytes, and when it was written (ms since the epoch). */
+export type LoggedChange = [seq: number, bytes: Uint8Array, at: number]
+
 /** Changes kept when `openEmbedded` is given no `changeRetention`. */
 export const DEFAULT_CHANGE_RETENTION: ChangeRetention = { events: 10_000 }
 
@@ -24,9 +27,10 @@ export interface ChangeLogStore {
   append(entries: Uint8Array[]): void
   /**
    * Committed entries numbered above `after`, ascending, at most `limit`, and none past the one that
-   * takes their bytes to `maxBytes` (so one entry larger than that still comes, alone).
+   * takes their bytes to `maxBytes` (so one entry larger than that still comes, alone); each with
+   * the time it was written (ms since the epoch: a change event's `wallTime`).
    */
-  read(after: number, limit: number, maxBytes: number): [seq: number, bytes: Uint8Array][]
+  read(after: number, limit: number, maxBytes: number): LoggedChange[]
   /** `trimmed`: the highest number retention dropped (0: none); `last`: the highest committed number. */
   bounds(): { trimmed: number, last: number }
   retain(retention: ChangeRetention): void
@@ -59,14 +63,14 @@ export class MemoryChangeLog implements ChangeLogStore {
     }
   }
 
-  read(after: number, limit: number, maxBytes: number): [number, Uint8Array][] {
-    const found: [number, Uint8Array][] = []
+  read(after: number, limit: number, maxBytes: number): LoggedChange[] {
+    const found: LoggedChange[] = []
     let bytes = 0
     const start = this.#head + Math.max(0, after - this.#trimmed)
     const end = Math.min(this.#entries.length, start + limit)
     for (let i = start; i < end && bytes < maxBytes; i++) {
       const entry = this.#entries[i]!
-      found.push([entry.seq, entry.bytes])
+      found.push([entry.seq, entry.bytes, entry.at])
       bytes += entry.bytes.length
     }
     return found
@@ -145,11 +149,11 @@ export class LmdbChangeLog implements ChangeLogStore {
     this.#db.put(TRIMMED_KEY, bytes)
   }
 
-  read(after: number, limit: number, maxBytes: number): [number, Uint8Array][] {
-    const found: [number, Uint8Array][] = []
+  read(after: number, limit: number, maxBytes: number): LoggedChange[] {
+    const found: LoggedChange[] = []
     let bytes = 0
     for (const { key, value } of this.#db.getRange({ start: after + 1, limit })) {
-      found.push([key, value.subarray(TIME_BYTES)])
+      found.push([key, value.subarray(TIME_BYTES), value.readDoubleLE(0)])
       bytes += value.length - TIME_BYTES
       if (bytes >= maxBytes) break
     }

@@ -85,13 +85,22 @@ export class LmdbStorage implements Storage {
     await this.#flushed()
   }
 
+  readOptions(collection: string): Record<string, unknown> {
+    return (this.#catalog.get(`options:${collection}`) as Record<string, unknown> | undefined) ?? {}
+  }
+
+  async writeOptions(collection: string, options: Record<string, unknown>): Promise<void> {
+    await this.#committing(this.#catalog.put(`options:${collection}`, options))
+    await this.#flushed()
+  }
+
   listCollections(): string[] {
     return [...this.#catalog.getKeys({ start: 'collection:', end: 'collection;' })].map((key) => key.slice('collection:'.length))
   }
 
   async dropCollection(name: string): Promise<void> {
     await (this.collection(name) as LmdbCollection).clear()
-    await Promise.all([this.#committing(this.#catalog.remove(`collection:${name}`)), this.#committing(this.#catalog.remove(`indexes:${name}`))])
+    await Promise.all(['collection', 'indexes', 'options'].map((kind) => this.#committing(this.#catalog.remove(`${kind}:${name}`))))
     await this.#flushed()
   }
 

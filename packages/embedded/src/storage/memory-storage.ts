@@ -10,6 +10,7 @@ import type { CollectionStorage, IndexHit, IndexRange, Storage, StoredIndex, Wri
 export class MemoryStorage implements Storage {
   readonly #collections = new Map<string, MemoryCollection>()
   readonly #indexes = new Map<string, StoredIndex[]>()
+  readonly #options = new Map<string, Record<string, unknown>>()
   readonly changeLog = new MemoryChangeLog()
   readonly commits = new CommitClock()
 
@@ -31,6 +32,14 @@ export class MemoryStorage implements Storage {
     this.#indexes.set(collection, indexes)
   }
 
+  readOptions(collection: string): Record<string, unknown> {
+    return this.#options.get(collection) ?? {}
+  }
+
+  async writeOptions(collection: string, options: Record<string, unknown>): Promise<void> {
+    this.#options.set(collection, options)
+  }
+
   listCollections(): string[] {
     return [...this.#collections].filter(([name, c]) => c.exists || this.#indexes.has(name)).map(([name]) => name)
   }
@@ -38,11 +47,13 @@ export class MemoryStorage implements Storage {
   async dropCollection(name: string): Promise<void> {
     this.#collections.get(name)?.clear()
     this.#indexes.delete(name)
+    this.#options.delete(name)
   }
 
   async dropAll(): Promise<void> {
     for (const collection of this.#collections.values()) collection.clear()
     this.#indexes.clear()
+    this.#options.clear()
   }
 
   async close(): Promise<void> {}

@@ -125,6 +125,10 @@ export interface Storage {
   readonly commits?: CommitClock
   readIndexes(collection: string): StoredIndex[]
   writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void>
+  /** A collection's options as `collMod` set them (`changeStreamPreAndPostImages`); {} when none were. */
+  readOptions(collection: string): Record<string, unknown>
+  /** Replaces a collection's options, durably; a dropped collection loses them. */
+  writeOptions(collection: string, options: Record<string, unknown>): Promise<void>
   /** Storage names of the collections that exist (were written to, or have index definitions). */
   listCollections(): string[]
   /** Removes one collection's documents and index definitions; it then no longer exists. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Binary, MongoTransactionError } from 'mongodb'
+import type { Document } from '../document.js'
+import type { EmbeddedChangeStream, WatchOptions } from '../watch/change-stream.js'
 import { EngineTransaction, type TransactionHost } from './engine-transaction.js'
 
 interface DbLike<Db> {
@@ -10,15 +12,27 @@ interface DbLike<Db> {
 /**
  * `db.client` of the engine, as the driver's `MongoClient` is reached from a `Db`: what starts
  * sessions, so code written for the driver (`client.startSession()`, `session.withTransaction()`,
- * `{ session }` on each operation) runs its transactions on the engine unchanged.
+ * `{ session }` on each operation) runs its transactions on the engine unchanged, and what watches
+ * every database at once (`client.watch()`).
  */
 export class EmbeddedClient<Db extends DbLike<Db>> {
   readonly #host: TransactionHost<Db>
+  readonly #watchAll: (pipeline: Document[], options: WatchOptions) => EmbeddedChangeStream
   readonly #open = new Set<EngineTransaction<Db>>()
   #numbers = 0
 
-  constructor(host: TransactionHost<Db>) {
+  constructor(host: TransactionHost<Db>, watchAll: (pipeline: Document[], options: WatchOptions) => EmbeddedChangeStream) {
     this.#host = host
+    this.#watchAll = watchAll
+  }
+
+  /**
+   * A change stream of every database of the engine but admin, config and local, as the driver's
+   * `client.watch()`: their documents' changes, each collection's `drop` and `rename`, each
+   * database's `dropDatabase` (the stream goes on after them).
+   */
+  watch(pipeline: Document[] = [], options: WatchOptions = {}): EmbeddedChangeStream {
+    return this.#watchAll(pipeline, options)
   }
 
   startSession(): EmbeddedSession<Db> {

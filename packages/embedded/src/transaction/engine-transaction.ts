@@ -158,9 +158,10 @@ async function applyAtomically<Db>(host: TransactionHost<Db>, pending: PendingWr
   const [first] = pending
   if (first === undefined) return
   const { storage } = host
-  // The change log gets the net changes, in the same storage transaction (changes/batch-changes.ts).
+  // The change log gets the net changes, in the same storage transaction (changes/batch-changes.ts),
+  // after what the transaction defined (a collection, an index: logged as it was done).
   const feed = changeFeedOf(storage)
-  const logged = (storageName: string, batch: WriteBatch) => (feed ? { ...batch, changes: changesOfBatch(storage.collection(storageName), storageName, batch) } : batch)
+  const logged = (storageName: string, batch: WriteBatch) => (feed ? { ...batch, changes: [...(batch.changes ?? []), ...changesOfBatch(storage.collection(storageName), storageName, batch)] } : batch)
   const apply = () => Promise.all(pending.map(({ storageName, batch }) => storage.collection(storageName).write(logged(storageName, batch)))).then(() => undefined)
   await storage.collection(first.storageName).transact(apply).durable
   for (const { storageName, batch } of pending) storage.commits?.committed(storageName, changedKeys(batch))

@@ -16,8 +16,10 @@ export interface PendingWrites {
  * (engine-transaction.ts). Before its first write to a collection, `acquire` takes that collection's
  * write queue for the transaction, so no other writer changes what it read and wrote until it ends.
  *
- * Collection and index definitions cannot change inside a transaction (createIndexes, create, drop):
- * they answer OperationNotSupportedInTransaction (263).
+ * Definitions follow MongoDB's rule for transactions: one may create a collection, and indexes on a
+ * collection that did not exist before it (created in it, or by the index); an existing collection's
+ * indexes, a drop or a rebuild answer OperationNotSupportedInTransaction (263). What it defined is
+ * applied by the commit with its documents.
  */
 export class OverlayStorage implements Storage {
   readonly #base: Storage
@@ -35,7 +37,7 @@ export class OverlayStorage implements Storage {
   collection(name: string): OverlayCollection {
     let found = this.#collections.get(name)
     if (!found) {
-      found = new OverlayCollection(this.#base.collection(name), () => this.#acquire(name), (key) => this.#conflicts(name, key))
+      found = new OverlayCollection(this.#base.collection(name), () => this.#acquire(name), (key) => this.#conflicts(name, key), () => !this.#base.listCollections().includes(name))
       this.#collections.set(name, found)
     }
     return found
@@ -45,13 +47,24 @@ export class OverlayStorage implements Storage {
     return this.#collections.get(collection)?.indexes ?? this.#base.readIndexes(collection)
   }
 
-  writeIndexes(): Promise<void> {
-    return Promise.reject(operationNotSupportedInTransactionError('creating a collection or an index'))
+  /** Creates a collection (`create`: no indexes yet) the commit makes exist; an existing collection's definitions stay as they are. */
+  async writeIndexes(collection: string, indexes: StoredIndex[]): Promise<void> {
+    if (this.#base.listCollections().includes(collection)) throw operationNotSupportedInTransactionError(`changing the definitions of the existing collection ${collection}`)
+    await this.#acquire(collection)
+    await this.collection(collection).write({ indexes })
+  }
+
+  readOptions(collection: string): Record<string, unknown> {
+    return this.#base.readOptions(collection)
+  }
+
+  writeOptions(): Promise<void> {
+    return Promise.reject(operationNotSupportedInTransactionError('collMod'))
   }
 
   listCollections(): string[] {
     const names = new Set(this.#base.listCollections())
-    for (const [name, collection] of this.#collections) if (collection.written) names.add(name)
+    for (const [name, collection] of this.#collections) if (collection.written || collection.indexes !== undefined) names.add(name)
     return [...names]
   }
 
@@ -80,6 +93,8 @@ class OverlayCollection implements CollectionStorage {
   readonly #base: CollectionStorage
   readonly #acquire: () => Promise<void>
   readonly #conflicts: (key: string) => void
+  /** Whether the collection did not exist when the transaction defined something of it (then it may define its indexes). */
+  readonly #isNew: () => boolean
   /** Documents the transaction wrote, by storage key; null where it removed one. */
   readonly #docs = new Map<string, Uint8Array | null>()
   /** Index entries the transaction added, per index (for reads), and by identity (for the commit). */
@@ -92,10 +107,11 @@ class OverlayCollection implements CollectionStorage {
   /** Change log entries of the writes (storage.ts `changes`), appended by the commit in its own batch. */
   readonly #changes: Uint8Array[] = []
 
-  constructor(base: CollectionStorage, acquire: () => Promise<void>, conflicts: (key: string) => void) {
+  constructor(base: CollectionStorage, acquire: () => Promise<void>, conflicts: (key: string) => void, isNew: () => boolean) {
     this.#base = base
     this.#acquire = acquire
     this.#conflicts = conflicts
+    this.#isNew = isNew
   }
 
   get written(): boolean {
@@ -198,8 +214,11 @@ class OverlayCollection implements CollectionStorage {
     return undefined
   }
 
-  clearIndex(): Promise<void> {
-    return Promise.reject(operationNotSupportedInTransactionError('building an index'))
+  /** Before an index of a new collection is created: its entries are all the transaction's own (none yet, but for a name used twice). */
+  async clearIndex(index: string): Promise<void> {
+    if (!this.#isNew()) throw operationNotSupportedInTransactionError('building an index of an existing collection')
+    for (const [id, entry] of this.#addedEntries) if (entry.index === index) this.#addedEntries.delete(id)
+    this.#added.delete(index)
   }
 
   /** The batch that applies the transaction's changes to the committed data; undefined when it changed nothing. */

@@ -1,10 +1,11 @@
 import { type Document, isNonArrayObject } from '../document.js'
+import { serverError } from '../errors.js'
 import { badValue, typeMismatch } from './wire-error.js'
 
 /**
  * MongoDB's `failCommand` test fail point: the wire server fails the commands named in
  * `data.failCommands` (an error code, a closed connection, or a write concern error added to the
- * reply of a command that ran), in the modes `alwaysOn`, `off`, `{ times: n }` (the next n matching
+ * reply of a command that ran), after holding them `blockTimeMS` first with `blockConnection`, in the modes `alwaysOn`, `off`, `{ times: n }` (the next n matching
  * commands) and `{ skip: n }` (all but the next n). It acts on command dispatch only, never on
  * `configureFailPoint` or the handshake; in-process calls are not commands and never fail. Like a
  * mongod's fail points, it is process-wide: every wire server of the process obeys it.
@@ -18,9 +19,11 @@ interface FailCommandData {
   errorLabels?: string[]
   /** Only commands of connections whose handshake gave this application name fail. */
   appName?: string
+  /** Milliseconds the command waits before anything else of the fail point (`blockConnection: true`). */
+  blockTimeMS?: number
 }
 
-const DATA_FIELDS = new Set(['failCommands', 'errorCode', 'errmsg', 'closeConnection', 'writeConcernError', 'errorLabels', 'appName'])
+const DATA_FIELDS = new Set(['failCommands', 'errorCode', 'errmsg', 'closeConnection', 'writeConcernError', 'errorLabels', 'appName', 'blockConnection', 'blockTimeMS'])
 
 interface FailCommandState {
   data: FailCommandData
@@ -31,10 +34,7 @@ interface FailCommandState {
 }
 let failCommand: FailCommandState | undefined
 
-/**
- * `{ configureFailPoint: 'failCommand', mode, data }`. Unknown modes and `data` fields are BadValue,
- * and so are the parts the engine does not implement (`blockConnection`, `blockTimeMS`).
- */
+/** `{ configureFailPoint: 'failCommand', mode, data }`. Unknown modes and `data` fields are BadValue. */
 export function configureFailCommand(mode: unknown, data: unknown): void {
   if (mode === 'off') {
     failCommand = undefined
@@ -75,10 +75,9 @@ function parseData(data: unknown): FailCommandData {
   if (!isNonArrayObject(data)) throw typeMismatch("failCommand: 'data' must be an object")
   const spec = data as Document
   for (const key of Object.keys(spec)) {
-    if (key === 'blockConnection' || key === 'blockTimeMS') throw badValue(`failCommand: '${key}' is not supported by the embedded engine`)
     if (!DATA_FIELDS.has(key)) throw badValue(`failCommand: data field '${key}' is not supported by the embedded engine`)
   }
-  const { failCommands, errorCode, errmsg, closeConnection, writeConcernError, errorLabels, appName } = spec
+  const { failCommands, errorCode, errmsg, closeConnection, writeConcernError, errorLabels, appName, blockConnection, blockTimeMS } = spec
   if (!Array.isArray(failCommands) || failCommands.some((c) => typeof c !== 'string')) throw badValue("failCommand: 'data.failCommands' must be an array of command names")
   const checked: FailCommandData = { failCommands: failCommands as string[] }
   if (errorCode !== undefined) {
@@ -96,7 +95,47 @@ function parseData(data: unknown): FailCommandData {
     checked.errorLabels = errorLabels as string[]
   }
   if (appName !== undefined) checked.appName = String(appName)
+  if (blockConnection === true) {
+    const ms = Number(blockTimeMS)
+    if (!Number.isInteger(ms) || ms < 0) throw badValue("failCommand: 'data.blockTimeMS' must be a non-negative integer with blockConnection")
+    checked.blockTimeMS = ms
+  }
   return checked
+}
+
+/**
+ * MongoDB's `failGetMoreAfterCursorCheckout` fail point: the next getMores (per its mode) whose
+ * cursor exists fail with `data.errorCode`, the cursor kept, as if the server failed while reading
+ * it (the change streams spec tests drive a stream's resume this way).
+ */
+let failGetMore: { errorCode: number, times: number, skip: number } | undefined
+
+export function configureFailGetMore(mode: unknown, data: unknown): void {
+  if (mode === 'off') {
+    failGetMore = undefined
+    return
+  }
+  const counts = parseMode(mode)
+  if (!isNonArrayObject(data) || !Number.isInteger(Number((data as Document)['errorCode']))) throw badValue("failGetMoreAfterCursorCheckout: 'data.errorCode' must be an integer")
+  failGetMore = counts.times > 0 ? { errorCode: Number((data as Document)['errorCode']), ...counts } : undefined
+}
+
+/** Whether the next getMore may fail (its cursor is then checked first). */
+export function failGetMoreArmed(): boolean {
+  return failGetMore !== undefined
+}
+
+/** Throws the fail point's error, counting it against its mode, when armed. */
+export function failGetMoreAfterCheckout(): void {
+  const state = failGetMore
+  if (state === undefined) return
+  if (state.skip > 0) {
+    state.skip--
+    return
+  }
+  state.times--
+  if (state.times <= 0) failGetMore = undefined
+  throw serverError(state.errorCode, CODE_NAMES[state.errorCode] ?? `Location${state.errorCode}`, "Failing getMore via 'failGetMoreAfterCursorCheckout' failpoint")
 }
 
 /** Thrown out of command dispatch to make the connection close without a reply (`closeConnection`). */
@@ -165,21 +204,30 @@ const CODE_NAMES: Record<number, string> = {
   43: 'CursorNotFound',
   50: 'MaxTimeMSExpired',
   59: 'CommandNotFound',
+  63: 'StaleShardVersion',
   64: 'WriteConcernFailed',
+  79: 'UnknownReplWriteConcern',
   89: 'NetworkTimeout',
   91: 'ShutdownInProgress',
   96: 'OperationFailed',
   100: 'UnsatisfiableWriteConcern',
   112: 'WriteConflict',
+  133: 'FailedToSatisfyReadPreference',
   121: 'DocumentValidationFailure',
   134: 'ReadConcernMajorityNotAvailableYet',
+  150: 'StaleEpoch',
   189: 'PrimarySteppedDown',
+  216: 'ElectionInProgress',
+  234: 'RetryChangeStream',
   251: 'NoSuchTransaction',
   262: 'ExceededTimeLimit',
+  263: 'OperationNotSupportedInTransaction',
+  280: 'ChangeStreamFatalError',
   9001: 'SocketException',
   10107: 'NotWritablePrimary',
   11000: 'DuplicateKey',
   11600: 'InterruptedAtShutdown',
+  11601: 'Interrupted',
   11602: 'InterruptedDueToReplStateChange',
   13435: 'NotPrimaryNoSecondaryOk',
   13436: 'NotPrimaryOrSecondary',

@@ -11,6 +11,8 @@ export const HEADER_BYTES = 16
 
 const CHECKSUM_PRESENT = 1 << 0
 const MORE_TO_COME = 1 << 1
+/** An optional bit: the client takes several replies to this request (an awaitable `hello`). */
+const EXHAUST_ALLOWED = 1 << 16
 /** Bits 0-15 are "required": a flag the server does not know there must be refused. */
 const KNOWN_REQUIRED = CHECKSUM_PRESENT | MORE_TO_COME
 
@@ -29,6 +31,20 @@ export interface Request {
   db: string
   /** OP_MSG with `moreToCome`: the client expects no reply. */
   moreToCome: boolean
+  /** OP_MSG with `exhaustAllowed`: the client reads every reply sent with `moreToCome` until one comes without. */
+  exhaustAllowed: boolean
+}
+
+/** Marks a reply whose request, when its client allows it, is answered again and again (`streamReplies`). */
+const STREAMED = Symbol('streamed')
+
+/** The command asks to be run again once this reply is sent, its next reply streamed to the client unasked (exhaust). */
+export function streamReplies(reply: Document): void {
+  ;(reply as Record<symbol, unknown>)[STREAMED] = true
+}
+
+export function isStreamed(reply: Document): boolean {
+  return (reply as Record<symbol, unknown>)[STREAMED] === true
 }
 
 export function readHeader(frame: Buffer): Header {
@@ -95,7 +111,7 @@ export function parseOpMsg(frame: Buffer, header: Header): Request {
   }
   const db = body['$db']
   if (typeof db !== 'string' || db === '') throw protocolError('OP_MSG command has no $db')
-  return { header, command: body, db, moreToCome: (flags & MORE_TO_COME) !== 0 }
+  return { header, command: body, db, moreToCome: (flags & MORE_TO_COME) !== 0, exhaustAllowed: (flags & EXHAUST_ALLOWED) !== 0 }
 }
 
 /** OP_QUERY: only commands on `<db>.$cmd` (the legacy handshake); `$query` wrappers unwrapped. */
@@ -104,7 +120,7 @@ export function parseOpQuery(frame: Buffer, header: Header): Request {
   let [query] = readDocument(frame, afterName + 8, frame.length)
   if (typeof query['$query'] === 'object' && query['$query'] !== null) query = query['$query'] as Document
   const db = namespace.endsWith('.$cmd') ? namespace.slice(0, -'.$cmd'.length) : ''
-  return { header, command: query, db, moreToCome: false }
+  return { header, command: query, db, moreToCome: false, exhaustAllowed: false }
 }
 
 let nextRequestId = 1
@@ -119,10 +135,11 @@ function header(length: number, responseTo: number, opCode: number): Buffer {
   return out
 }
 
-/** A reply to OP_MSG: flags 0 and one body section. */
-export function encodeOpMsg(reply: Document, responseTo: number): Buffer {
+/** A reply to OP_MSG: its flags (`moreToCome` when more replies follow unasked) and one body section. */
+export function encodeOpMsg(reply: Document, responseTo: number, moreToCome = false): Buffer {
   const body = encodeReplyBody(reply)
   const prefix = Buffer.alloc(5)
+  if (moreToCome) prefix.writeUInt32LE(MORE_TO_COME, 0)
   return Buffer.concat([header(HEADER_BYTES + 5 + body.length, responseTo, OP_MSG), prefix, body])
 }
 

@@ -26,20 +26,28 @@ interface BatchShape {
   docs: StoredBytes[]
   id: Long
   ns: string
+  /** The BSON elements of the fields added after `ok` (a replica set's `operationTime` and `$clusterTime`). */
+  tail: Uint8Array
 }
 
-/** The reply's cursor when it is exactly what `storedBatchReply` makes (nothing added since, e.g. by a fail point). */
+/**
+ * The reply's cursor when it is what `storedBatchReply` makes, with at most fields added after `ok`
+ * (a replica set's cluster time); undefined when anything else changed it (a fail point's error).
+ */
 function batchShape(reply: Document): BatchShape | undefined {
   const keys = Object.keys(reply)
-  if (keys.length !== 2 || keys[0] !== 'cursor' || keys[1] !== 'ok' || reply['ok'] !== 1) return undefined
+  if (keys.length < 2 || keys[0] !== 'cursor' || keys[1] !== 'ok' || reply['ok'] !== 1) return undefined
   const cursor = reply['cursor'] as Document
   const [which, ...rest] = Object.keys(cursor)
   const docs = cursor[which!]
   if (rest.join() !== 'id,ns' || !Array.isArray(docs) || !docs.every((doc) => doc instanceof StoredBytes)) return undefined
-  return { which: which!, docs, id: cursor['id'] as Long, ns: cursor['ns'] as string }
+  const added = Object.fromEntries(keys.slice(2).map((key) => [key, reply[key]]))
+  const serialized = keys.length > 2 ? BSON.serialize(added, SERIALIZE) : undefined
+  const tail = serialized === undefined ? new Uint8Array() : serialized.subarray(4, serialized.length - 1)
+  return { which: which!, docs, id: cursor['id'] as Long, ns: cursor['ns'] as string, tail }
 }
 
-/** Writes the BSON of `{ cursor: { <which>: [<bytes>...], id: <int64>, ns: <string> }, ok: <double 1> }`. */
+/** Writes the BSON of `{ cursor: { <which>: [<bytes>...], id: <int64>, ns: <string> }, ok: <double 1>, ...added }`. */
 function assembled(reply: Document): Uint8Array | undefined {
   const shape = batchShape(reply)
   if (shape === undefined) return undefined
@@ -49,7 +57,7 @@ function assembled(reply: Document): Uint8Array | undefined {
     arraySize += 1 + String(i).length + 1 + doc.bytes.length
   })
   const cursorSize = 4 + (1 + shape.which.length + 1 + arraySize) + (1 + 3 + 8) + (1 + 3 + 4 + ns.length + 1) + 1
-  const size = 4 + (1 + 7 + cursorSize) + (1 + 3 + 8) + 1
+  const size = 4 + (1 + 7 + cursorSize) + (1 + 3 + 8) + shape.tail.length + 1
   const out = Buffer.allocUnsafe(size)
   let at = out.writeInt32LE(size, 0)
   at = element(out, at, 0x03, 'cursor')
@@ -73,6 +81,8 @@ function assembled(reply: Document): Uint8Array | undefined {
   out[at++] = 0
   at = element(out, at, 0x01, 'ok')
   at = out.writeDoubleLE(1, at)
+  out.set(shape.tail, at)
+  at += shape.tail.length
   out[at++] = 0
   return out
 }

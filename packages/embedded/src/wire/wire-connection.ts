@@ -3,7 +3,7 @@ import { TLSSocket } from 'node:tls'
 import type { Document } from '../document.js'
 import type { BufferBudget, BufferHolder } from './buffer-budget.js'
 import { FrameReader } from './frame-reader.js'
-import { encodeOpMsg, encodeOpReply, OP_COMPRESSED, OP_MSG, OP_QUERY, parseOpMsg, parseOpQuery, type Request, readHeader } from './messages.js'
+import { encodeOpMsg, encodeOpReply, isStreamed, OP_COMPRESSED, OP_MSG, OP_QUERY, parseOpMsg, parseOpQuery, type Request, readHeader } from './messages.js'
 import { toErrorReply } from './wire-error.js'
 
 /** Runs one parsed request and returns its reply document. */
@@ -179,13 +179,19 @@ export class WireConnection implements BufferHolder {
       this.#write(toErrorReply(error), header.requestId, legacy)
       return
     }
-    const reply = await this.#handle(request, this.id)
+    let reply = await this.#handle(request, this.id)
+    // Exhaust: the request runs again and again, each reply sent unasked, until the connection closes
+    // or a reply does not ask for it (the command decides; an awaitable hello waits between them).
+    while (request.exhaustAllowed && isStreamed(reply) && !this.#closed) {
+      this.#write(reply, header.requestId, legacy, true)
+      reply = await this.#handle(request, this.id)
+    }
     if (!request.moreToCome) this.#write(reply, header.requestId, legacy)
   }
 
-  #write(reply: Document, responseTo: number, legacy: boolean): void {
+  #write(reply: Document, responseTo: number, legacy: boolean, moreToCome = false): void {
     if (this.#closed || !this.#socket.writable) return
-    const encode = legacy ? encodeOpReply : encodeOpMsg
+    const encode = legacy ? encodeOpReply : (document: Document, to: number) => encodeOpMsg(document, to, moreToCome)
     let bytes: Buffer
     try {
       bytes = encode(reply, responseTo)

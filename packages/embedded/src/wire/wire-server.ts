@@ -6,6 +6,7 @@ import { UserStore } from './auth/user-store.js'
 import { BufferBudget } from './buffer-budget.js'
 import { runCommand, type ServerState } from './commands/run-command.js'
 import { CursorRegistry, DEFAULT_MAX_CURSORS, DEFAULT_MAX_CURSORS_PER_CONNECTION } from './cursor-registry.js'
+import { ReplicaSet } from './replica-set.js'
 import { ServerActivity } from './server-activity.js'
 import { type DropReason, WireConnection } from './wire-connection.js'
 
@@ -43,6 +44,20 @@ export interface WireServerOptions {
    * `key` and `cert`, PEM); a client that does not speak TLS is closed before any command.
    */
   tls?: TlsOptions
+  /**
+   * Present a single-node replica set of this name, as mongod's `--replSet` once initiated: `hello`
+   * names the set and this server its primary, replies carry `$clusterTime` and `operationTime`,
+   * and writes with a session's transaction number are retryable writes (done once, their retries
+   * answered as the first attempt was). Drivers connect with `?replicaSet=<name>` or
+   * `?directConnection=true`. Default: a standalone, which refuses retryable writes as mongod does.
+   */
+  replSet?: string
+  /**
+   * With `replSet`: the `host:port` the member goes by in `hello` (`hosts`, `primary`, `me`), which a
+   * driver given `?replicaSet=` connects to. Default: the listening address (the machine's name when
+   * listening on 0.0.0.0 or ::), as mongod's default member host.
+   */
+  replSetHost?: string
 }
 
 /** A connection the server refused or closed because of one of its limits. */
@@ -109,6 +124,33 @@ function checkedLimits(options: WireServerOptions) {
   return { maxMessageBytes, maxCursors, maxCursorsPerConnection, maxConnections, maxBufferedBytes, partialMessageTimeoutMS }
 }
 
+/** Resolves once the server listens; rejects with its error (an address in use) otherwise. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/** The replica set of `replSet`, its name checked as mongod checks `--replSet`. */
+function replicaSetOf(options: WireServerOptions): ReplicaSet | undefined {
+  const { replSet, replSetHost } = options
+  if (replSet === undefined) {
+    if (replSetHost !== undefined) throw new RangeError('replSetHost goes with replSet')
+    return undefined
+  }
+  if (typeof replSet !== 'string' || replSet === '' || /[\s/,\0]/.test(replSet)) {
+    throw new RangeError(`replSet must be a replica set name (no spaces, slashes or commas), got ${JSON.stringify(replSet)}`)
+  }
+  if (replSetHost !== undefined && !/^[^\s:/,]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(replSetHost)) {
+    throw new RangeError(`replSetHost must be host:port, got ${JSON.stringify(replSetHost)}`)
+  }
+  return new ReplicaSet(replSet, replSetHost)
+}
+
 /**
  * Serves an embedded engine over the MongoDB wire protocol, so the official driver, mongosh and
  * Compass can use it. Each request's `$db` selects a database of the engine (`db.db(name)`).
@@ -128,6 +170,7 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
     address: '',
     maxConnections,
     tlsMode: options.tls === undefined ? 'disabled' : 'requireTLS',
+    replicaSet: replicaSetOf(options),
   }
   const connections = new Set<WireConnection>()
   const budget = new BufferBudget(maxBufferedBytes)
@@ -162,23 +205,20 @@ export async function startWireServer(db: EmbeddedDb, options: WireServerOptions
   }
   // With TLS, a connection counts once its handshake is done: a client that does not speak TLS never reaches a command.
   const server: Server = options.tls === undefined ? createServer(accept) : createTlsServer(options.tls, accept)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
+  await listen(server, options.port ?? 0, host)
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('wire server has no TCP address')
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
   state.address = `${shownHost}:${address.port}`
+  state.replicaSet?.listening(address.address, address.port)
   return {
     host: address.address,
     port: address.port,
     uri: `mongodb://${shownHost}:${address.port}/${options.tls === undefined ? '' : '?tls=true'}`,
     stats: () => ({ connections: connections.size, bufferedBytes: budget.total, peakBufferedBytes: budget.peak, ...counts }),
     async close() {
+      // Awaitable hellos answer now (and stop streaming): the connections they hold are about to close.
+      state.replicaSet?.stop()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       const ending = [...connections].map((connection) => connection.closed)
       // Reset, not ended: a driver (mongodb 7.9) polling a server that does not stream its heartbeats

@@ -167,13 +167,26 @@ for (const kind of ENGINES) {
       }
     })
 
-    it('refuses to define collections or indexes inside a transaction (263), and answers 251 once it ended', async () => {
+    it("creates a collection and its indexes, new to it, at its commit; refuses an existing collection's (263), and answers 251 once it ended", async () => {
+      await db().collection('tx_ddl').insertOne({ _id: 1 })
       const session = db().client.startSession()
       session.startTransaction()
       const transaction = session.transaction!
       await assert.rejects(transaction.db('embedded').collection('tx_ddl').createIndex({ b: 1 }), { code: 263 })
       await session.abortTransaction()
       assert.throws(() => transaction.db('embedded'), { code: 251, errorLabels: ['TransientTransactionError'] })
+      session.startTransaction()
+      const inside = session.transaction!.db('embedded')
+      await inside.createCollection('tx_new')
+      await inside.collection('tx_new').createIndex({ b: 1 }, { unique: true })
+      await inside.collection('tx_new').insertOne({ _id: 1, b: 1 })
+      await assert.rejects(inside.collection('tx_new').insertOne({ _id: 2, b: 1 }), { code: 11000 })
+      assert.equal(db().listCollectionNames().includes('tx_new'), false)
+      await session.commitTransaction()
+      await session.endSession()
+      assert.equal(db().listCollectionNames().includes('tx_new'), true)
+      assert.deepEqual((await db().collection('tx_new').listIndexes().toArray()).map((index) => index['name']), ['_id_', 'b_1'])
+      await assert.rejects(db().collection('tx_new').insertOne({ _id: 3, b: 1 }), { code: 11000 })
     })
   })
 }

@@ -73,7 +73,15 @@ describe('matchValue (the unified format matching rules)', () => {
   })
 
   it('reports an operator it does not know instead of ignoring it', () => {
-    differs({ a: { $$sessionLsid: 'session0' } }, { a: {} })
+    differs({ a: { $$matchAsRoot: {} } }, { a: {} })
+  })
+
+  it('$$sessionLsid: the lsid of a session entity of the test; a name that is none is a mismatch', () => {
+    const id = new Binary(Buffer.alloc(16, 1), 4)
+    const sessions = new Map([['session0', { id }]])
+    assert.equal(matchValue({ lsid: { $$sessionLsid: 'session0' } }, { lsid: { id: new Binary(Buffer.alloc(16, 1), 4) } }, { sessions }), undefined)
+    assert.notEqual(matchValue({ lsid: { $$sessionLsid: 'session0' } }, { lsid: { id: new Binary(Buffer.alloc(16, 2), 4) } }, { sessions }), undefined)
+    assert.match(matchValue({ lsid: { $$sessionLsid: 'session1' } }, { lsid: { id } }, { sessions }) ?? '', /no session entity/)
   })
 
   it('compares ObjectIds and dates by value', () => {

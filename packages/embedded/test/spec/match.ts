@@ -6,19 +6,24 @@ import { Binary, Decimal128, Double, Int32, Long, ObjectId, Timestamp } from 'mo
  * have extra keys, nested ones may not; numbers compare by value across int, long and double.
  * Returns undefined on a match, otherwise one line saying where and how the values differ.
  */
-export function matchValue(expected: unknown, actual: unknown, options: { root?: boolean } = {}): string | undefined {
-  return match(expected, actual, options.root ?? true, '')
+export function matchValue(expected: unknown, actual: unknown, options: { root?: boolean, sessions?: SessionIds } = {}): string | undefined {
+  return match(expected, actual, options.root ?? true, '', options.sessions ?? NO_SESSIONS)
 }
 
 /** `find` and `aggregate` results: the same number of documents, each matched as a root-level document. */
-export function matchDocumentList(expected: unknown[], actual: unknown[]): string | undefined {
+export function matchDocumentList(expected: unknown[], actual: unknown[], sessions: SessionIds = NO_SESSIONS): string | undefined {
   if (expected.length !== actual.length) return `expected ${expected.length} documents, got ${actual.length}: ${show(actual)}`
   for (const [index, value] of expected.entries()) {
-    const mismatch = match(value, actual[index], true, `[${index}]`)
+    const mismatch = match(value, actual[index], true, `[${index}]`, sessions)
     if (mismatch) return mismatch
   }
   return undefined
 }
+
+/** The logical session id (`lsid`) of each session entity of the test, for `$$sessionLsid`. */
+export type SessionIds = ReadonlyMap<string, { id: unknown }>
+
+const NO_SESSIONS: SessionIds = new Map()
 
 export function isDocument(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
@@ -34,9 +39,9 @@ function specialOperator(value: unknown): [string, unknown] | undefined {
   return [keys[0]!, value[keys[0]!]]
 }
 
-function match(expected: unknown, actual: unknown, root: boolean, path: string): string | undefined {
+function match(expected: unknown, actual: unknown, root: boolean, path: string, sessions: SessionIds): string | undefined {
   const special = specialOperator(expected)
-  if (special) return matchSpecial(special[0], special[1], actual, root, path)
+  if (special) return matchSpecial(special[0], special[1], actual, root, path, sessions)
   if (isDocument(expected)) {
     if (!isDocument(actual)) return `${at(path)}expected a document, got ${show(actual)}`
     for (const [key, value] of Object.entries(expected)) {
@@ -49,7 +54,7 @@ function match(expected: unknown, actual: unknown, root: boolean, path: string):
       }
       if (operator?.[0] === '$$unsetOrMatches' && !present) continue
       if (!present) return `${at(keyPath)}missing (expected ${show(value)})`
-      const mismatch = match(value, actual[key], false, keyPath)
+      const mismatch = match(value, actual[key], false, keyPath, sessions)
       if (mismatch) return mismatch
     }
     if (!root) {
@@ -62,7 +67,7 @@ function match(expected: unknown, actual: unknown, root: boolean, path: string):
     if (!Array.isArray(actual)) return `${at(path)}expected an array, got ${show(actual)}`
     if (expected.length !== actual.length) return `${at(path)}expected ${show(expected)}, got ${show(actual)}`
     for (const [index, value] of expected.entries()) {
-      const mismatch = match(value, actual[index], false, `${path}[${index}]`)
+      const mismatch = match(value, actual[index], false, `${path}[${index}]`, sessions)
       if (mismatch) return mismatch
     }
     return undefined
@@ -70,10 +75,15 @@ function match(expected: unknown, actual: unknown, root: boolean, path: string):
   return isSameScalar(expected, actual) ? undefined : `${at(path)}expected ${show(expected)}, got ${show(actual)}`
 }
 
-function matchSpecial(name: string, argument: unknown, actual: unknown, root: boolean, path: string): string | undefined {
+function matchSpecial(name: string, argument: unknown, actual: unknown, root: boolean, path: string, sessions: SessionIds): string | undefined {
   switch (name) {
     case '$$unsetOrMatches':
-      return actual === undefined ? undefined : match(argument, actual, root, path)
+      return actual === undefined ? undefined : match(argument, actual, root, path, sessions)
+    case '$$sessionLsid': {
+      const lsid = sessions.get(String(argument))
+      if (lsid === undefined) return `${at(path)}no session entity ${show(argument)}`
+      return isSameScalar((lsid.id as Binary | undefined) ?? null, (actual as { id?: unknown } | undefined)?.id) ? undefined : `${at(path)}expected the lsid of ${String(argument)}, got ${show(actual)}`
+    }
     case '$$exists':
       return (actual !== undefined) === argument ? undefined : `${at(path)}expected ${argument ? 'present' : 'absent'}, got ${show(actual)}`
     case '$$type': {

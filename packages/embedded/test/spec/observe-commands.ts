@@ -1,9 +1,9 @@
 import { type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent, type Document, type MongoClient, ReadConcern, WriteConcern } from 'mongodb'
-import { isDocument, matchValue, show } from './match.ts'
+import { isDocument, matchValue, type SessionIds, show } from './match.ts'
 
 type EventName = 'commandStartedEvent' | 'commandSucceededEvent' | 'commandFailedEvent'
 
-interface ObservedEvent {
+export interface ObservedEvent {
   type: EventName
   commandName: string
   databaseName: string
@@ -11,20 +11,20 @@ interface ObservedEvent {
   reply?: Document
 }
 
-/** Commands the format says a runner never reports: fail point setup and the sensitive handshake and auth commands. */
-const IGNORED_COMMANDS = new Set(['configureFailPoint', 'hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'getnonce', 'authenticate', 'createUser', 'updateUser', 'copydbgetnonce', 'copydbsaslstart', 'copydb'])
+/** Commands the format says a runner never reports: fail point setup, and unless asked the sensitive handshake and auth commands. */
+const SENSITIVE_COMMANDS = ['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'getnonce', 'authenticate', 'createUser', 'updateUser', 'copydbgetnonce', 'copydbsaslstart', 'copydb']
 
 /**
  * Records a client entity's command monitoring events of the kinds its `observeEvents` names
  * (the client must be created with `monitorCommands: true`), in the order they happen.
  */
-export function observeCommands(client: MongoClient, observe: string[], ignore: string[]): ObservedEvent[] {
+export function observeCommands(client: MongoClient, observe: string[], ignore: string[], observeSensitive = false): ObservedEvent[] {
   const events: ObservedEvent[] = []
-  const ignored = new Set([...IGNORED_COMMANDS, ...ignore])
+  const ignored = new Set(['configureFailPoint', ...(observeSensitive ? [] : SENSITIVE_COMMANDS), ...ignore])
   const record = (type: EventName) => (event: CommandStartedEvent | CommandSucceededEvent | CommandFailedEvent) => {
     if (ignored.has(event.commandName)) return
     const observed: ObservedEvent = { type, commandName: event.commandName, databaseName: event.databaseName }
-    if ('command' in event) observed.command = withPlainMaps(withPlainStatements(event.command))
+    if ('command' in event) observed.command = withPlainMaps(event.command)
     if ('reply' in event) observed.reply = event.reply as Document
     events.push(observed)
   }
@@ -35,21 +35,24 @@ export function observeCommands(client: MongoClient, observe: string[], ignore: 
 }
 
 /**
- * The driver builds some command fields as Maps (`sort`, to keep key order) or as its own classes
- * (`readConcern`, `writeConcern`), which go over the wire as plain documents; the matcher compares plain documents.
+ * The driver builds some command fields as Maps (a `sort`, an index's `key`, to keep key order),
+ * at any depth (`updates[i].sort`, `indexes[i].key`), or as its own classes (`readConcern`,
+ * `writeConcern`), which go over the wire as plain documents; the matcher compares plain documents.
  */
 function withPlainMaps(command: Document): Document {
-  return Object.fromEntries(Object.entries(command).map(([key, value]) => [key, toPlain(value)]))
+  return toPlain(command) as Document
 }
 
 function toPlain(value: unknown): unknown {
-  if (value instanceof Map) return Object.fromEntries(value)
+  if (value instanceof Map) return Object.fromEntries([...value].map(([key, inner]) => [key, toPlain(inner)]))
   if (value instanceof ReadConcern || value instanceof WriteConcern) return { ...value }
+  if (Array.isArray(value)) return value.map(toPlain)
+  if (isDocument(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, toPlain(inner)]))
   return value
 }
 
 /** One `expectEvents` entry against what a client observed; undefined when they match. */
-export function checkCommandEvents(expected: Document[], observed: ObservedEvent[], ignoreExtraEvents: boolean): string | undefined {
+export function checkCommandEvents(expected: Document[], observed: ObservedEvent[], ignoreExtraEvents: boolean, sessions: SessionIds): string | undefined {
   const tooMany = ignoreExtraEvents ? false : observed.length > expected.length
   if (observed.length < expected.length || tooMany) {
     return `expected ${expected.length} command events, observed ${observed.length}: ${observed.map((event) => `${event.type.replace('Event', '')} ${event.commandName}`).join(', ')}`
@@ -63,7 +66,8 @@ export function checkCommandEvents(expected: Document[], observed: ObservedEvent
     }
     for (const key of ['command', 'reply'] as const) {
       if (!isDocument(fields[key])) continue
-      const mismatch = matchValue(fields[key], event[key])
+      const actual = key === 'command' ? withoutDriverTimeout(fields[key], event) : event[key]
+      const mismatch = matchValue(fields[key], actual, { sessions })
       if (mismatch) return `event ${index} (${event.commandName}) ${key}: ${mismatch}`
     }
     const unchecked = Object.keys(fields).filter((key) => !['commandName', 'databaseName', 'command', 'reply'].includes(key))
@@ -72,9 +76,17 @@ export function checkCommandEvents(expected: Document[], observed: ObservedEvent
   return undefined
 }
 
-/** Update statements carry a `sort` of their own, a Map too (`updates[i].sort`): made plain one level down. */
-function withPlainStatements(command: Document): Document {
-  const updates: unknown = command['updates']
-  if (!Array.isArray(updates)) return command
-  return { ...command, updates: updates.map((statement: unknown) => (isDocument(statement) ? withPlainMaps(statement) : statement)) }
+/**
+ * The Node driver (7.x, sessions.js) adds `wtimeout: 10000` to the write concern of every commit and
+ * abort of a transaction that has one configured, where the format expects it on retries only: the
+ * same commands go to any server, so an expected write concern without `wtimeout` is matched
+ * without the driver's 10000.
+ */
+function withoutDriverTimeout(expected: Document, event: ObservedEvent): Document | undefined {
+  const command = event.command
+  const wanted = expected['writeConcern']
+  const sent = command?.['writeConcern'] as Document | undefined
+  if (!['commitTransaction', 'abortTransaction'].includes(event.commandName) || !isDocument(wanted) || 'wtimeout' in wanted || sent?.['wtimeout'] !== 10000) return command
+  const { wtimeout: _driverTimeout, ...writeConcern } = sent
+  return { ...command, writeConcern }
 }

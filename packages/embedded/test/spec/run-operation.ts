@@ -1,8 +1,10 @@
-import { type BulkWriteResult, Collection, Db, type Document, MongoBulkWriteError, MongoClient, MongoError, MongoServerError } from 'mongodb'
+import { type BulkWriteResult, ChangeStream, ClientSession, Collection, Db, type Document, MongoBulkWriteError, MongoClient, MongoError, MongoServerError } from 'mongodb'
+import { runChangeStreamOperation } from './change-stream-operations.ts'
+import type { EntityMap } from './entities.ts'
 import { isDocument, matchValue, show } from './match.ts'
+import { runSessionOperation } from './session-operations.ts'
+import { runTestRunnerOperation } from './test-runner-operations.ts'
 import { type FailureKind, UnifiedTestFailure } from './unified-test-failure.ts'
-
-export type Entity = MongoClient | Db | Collection
 
 export interface UnifiedOperation {
   name: string
@@ -50,6 +52,10 @@ const COLLECTION_OPERATIONS: Record<string, CollectionOperation> = {
   createIndex: (collection, { keys, ...options }) => collection.createIndex(keys, options),
   dropIndex: (collection, { name, ...options }) => collection.dropIndex(name, options),
   listIndexes: (collection, options) => collection.listIndexes(options).toArray(),
+  rename: async (collection, { to, ...options }) => {
+    await collection.rename(to, options)
+  },
+  createChangeStream: (collection, { pipeline, ...options }) => openChangeStream(collection.watch(pipeline, options)),
 }
 
 type DatabaseOperation = (db: Db, args: Document) => Promise<unknown>
@@ -62,40 +68,52 @@ const DATABASE_OPERATIONS: Record<string, DatabaseOperation> = {
   dropCollection: async (db, { collection, ...options }) => {
     await db.dropCollection(collection, options)
   },
+  listCollections: (db, { filter, ...options }) => db.listCollections(filter, options).toArray(),
   modifyCollection: (db, { collection, ...options }) => db.command({ collMod: collection, ...options }),
   runCommand: (db, { command, commandName: _commandName, ...options }) => db.command(command, options),
+  createChangeStream: (db, { pipeline, ...options }) => openChangeStream(db.watch(pipeline, options)),
+}
+
+type ClientOperation = (client: MongoClient, args: Document) => Promise<unknown>
+
+const CLIENT_OPERATIONS: Record<string, ClientOperation> = {
+  clientBulkWrite: (client, args) => runClientBulkWrite(client, args),
+  createChangeStream: (client, { pipeline, ...options }) => openChangeStream(client.watch(pipeline, options)),
+  listDatabases: async (client, options) => (await client.db('admin').admin().listDatabases(options)).databases,
 }
 
 /**
- * Runs one operation on its entity and returns the driver's result in the shape the format
- * describes. `failPoint` (on the test runner) is remembered in `failPoints` so the test turns it off.
+ * The format's `createChangeStream`: the stream's `aggregate` has run when the operation ends (the
+ * driver's `watch()` sends it on the first read), and no change is consumed. The driver's cursor
+ * has no public call that only opens it: `cursorInit` is its own.
  */
-export async function runOperation(operation: UnifiedOperation, entities: Map<string, Entity>, failPoints: { client: MongoClient, name: string }[]): Promise<unknown> {
-  const args = { ...operation.arguments }
-  if (operation.object === 'testRunner') {
-    if (operation.name !== 'failPoint') throw new UnifiedTestFailure('runner', `the runner does not support testRunner.${operation.name}`)
-    const client = entities.get(String(args['client']))
-    if (!(client instanceof MongoClient)) throw new UnifiedTestFailure('runner', `failPoint: no client ${String(args['client'])}`)
-    const failPoint = args['failPoint'] as Document
-    await client.db('admin').command(failPoint)
-    failPoints.push({ client, name: String(failPoint['configureFailPoint']) })
-    return undefined
-  }
-  const target = entities.get(operation.object)
-  if (target === undefined) throw new UnifiedTestFailure('runner', `no entity ${operation.object}`)
-  if ('session' in args) throw new UnifiedTestFailure('runner', 'the runner does not create sessions')
-  if (target instanceof Collection) {
-    const run = COLLECTION_OPERATIONS[operation.name]
-    if (!run) throw new UnifiedTestFailure('runner', `the runner does not support collection.${operation.name}`)
-    return run(target, args)
-  }
-  if (target instanceof Db) {
-    const run = DATABASE_OPERATIONS[operation.name]
-    if (!run) throw new UnifiedTestFailure('runner', `the runner does not support database.${operation.name}`)
-    return run(target, args)
-  }
-  if (operation.name === 'clientBulkWrite') return runClientBulkWrite(target, args)
-  throw new UnifiedTestFailure('runner', `the runner does not support client.${operation.name}`)
+async function openChangeStream(stream: ChangeStream): Promise<ChangeStream> {
+  await (stream as unknown as { cursor: { cursorInit(): Promise<void> } }).cursor.cursorInit()
+  return stream
+}
+
+/** Runs a nested operation with its expectations (withTransaction's callback). */
+export type RunNested = (operation: UnifiedOperation & Document) => Promise<void>
+
+/**
+ * Runs one operation on its entity and returns the driver's result in the shape the format
+ * describes. A `session` argument names a session entity, passed on as the driver's session.
+ */
+export async function runOperation(operation: UnifiedOperation, map: EntityMap, runNested: RunNested): Promise<unknown> {
+  const args: Document = { ...operation.arguments }
+  if (typeof args['session'] === 'string') args['session'] = map.session(args['session'])
+  if (operation.object === 'testRunner') return runTestRunnerOperation(operation.name, args, map)
+  const target = map.get(operation.object)
+  if (target instanceof ClientSession) return runSessionOperation(operation.name, target, args, map, runNested)
+  if (target instanceof ChangeStream) return runChangeStreamOperation(operation.name, target)
+  const run = target instanceof Collection ? COLLECTION_OPERATIONS[operation.name]
+    : target instanceof Db ? DATABASE_OPERATIONS[operation.name]
+      : target instanceof MongoClient ? CLIENT_OPERATIONS[operation.name]
+        : undefined
+  if (!run) throw new UnifiedTestFailure('runner', `the runner does not support ${operation.object}.${operation.name}`)
+  const result = await (run as (target: unknown, args: Document) => Promise<unknown>)(target, args)
+  if (result instanceof ChangeStream) map.changeStreams.push(result)
+  return result
 }
 
 /** The format writes a model as `{ insertOne: { namespace, document } }`; the driver takes `{ name: 'insertOne', namespace, document }`. */
@@ -114,7 +132,7 @@ function toReturnDocument(options: Document): Document {
 }
 
 /** A BulkWriteResult's counts and ids as a plain document (its fields are getters the matcher would not see as keys). */
-function toPlainResult(value: unknown): unknown {
+export function toPlainResult(value: unknown): unknown {
   // The driver exports BulkWriteResult as a type only, so it is recognised by its fields.
   if (value === null || typeof value !== 'object' || isDocument(value) || !('upsertedIds' in value)) return value
   const result = value as BulkWriteResult

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { BSON, type Collection, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
+import { BSON, type Collection, type Document, type MongoClient } from 'mongodb'
+import { createEntity, EntityMap } from './entities.ts'
 import { matchDocumentList, matchValue, show } from './match.ts'
-import { checkCommandEvents, observeCommands } from './observe-commands.ts'
-import { checkExpectedError, describeError, type Entity, type ExpectedError, runOperation, type UnifiedOperation } from './run-operation.ts'
+import { checkCommandEvents } from './observe-commands.ts'
+import { checkExpectedError, describeError, type ExpectedError, runOperation, type UnifiedOperation } from './run-operation.ts'
 import { UnifiedTestFailure } from './unified-test-failure.ts'
 
 /** One file of the unified test format (only the parts a CRUD file uses). */
@@ -118,55 +119,88 @@ export function compareVersions(a: string, b: string): number {
 /**
  * Runs one test: initialData through the internal client, the entities, each operation with its
  * expected result or error, the command events, then the outcome. Throws a UnifiedTestFailure on
- * the first difference.
+ * the first difference. Whatever happens, the test's fail points are turned off, its sessions,
+ * streams and clients closed, and a transaction it left open killed.
  */
 export async function runUnifiedTest(file: UnifiedFile, test: UnifiedTest, uri: string, internal: MongoClient): Promise<void> {
   await loadInitialData(internal, file.initialData ?? [])
-  const entities = new Map<string, Entity>()
-  const clients: MongoClient[] = []
-  const events = new Map<string, ReturnType<typeof observeCommands>>()
-  const failPoints: { client: MongoClient, name: string }[] = []
+  const map = new EntityMap(uri, internal)
   try {
-    for (const entity of file.createEntities ?? []) await createEntity(entity, uri, entities, clients, events)
-    for (const [index, operation] of test.operations.entries()) {
-      const label = `operation ${index} (${operation.name})`
-      let result: unknown
-      let error: unknown
-      let threw = false
-      try {
-        result = await runOperation(operation, entities, failPoints)
-      } catch (caught) {
-        if (caught instanceof UnifiedTestFailure) throw caught
-        threw = true
-        error = caught
-      }
-      if (operation.ignoreResultAndError) continue
-      if (operation.expectError) {
-        if (!threw) throw new UnifiedTestFailure('silent', `${label}: expected an error ${show(operation.expectError)}, it succeeded with ${show(result)}`)
-        const mismatch = checkExpectedError(operation.expectError, error)
-        if (mismatch) throw new UnifiedTestFailure(mismatch.kind, `${label}: ${mismatch.message}`)
-        continue
-      }
-      if (threw) throw new UnifiedTestFailure('refusal', `${label} threw ${describeError(error)}`)
-      if (operation.saveResultAsEntity) entities.set(operation.saveResultAsEntity, result as Entity)
-      if ('expectResult' in operation) {
-        const mismatch = Array.isArray(operation.expectResult) && isDocumentList(operation.name)
-          ? matchDocumentList(operation.expectResult, result as unknown[])
-          : matchValue(operation.expectResult, result)
-        if (mismatch) throw new UnifiedTestFailure('silent', `${label} result: ${mismatch}`)
-      }
-    }
+    for (const entity of file.createEntities ?? []) await createEntity(entity, map)
+    for (const [index, operation] of test.operations.entries()) await runExpectedOperation(operation, `operation ${index} (${operation.name})`, map)
     for (const expected of test.expectEvents ?? []) {
       if ((expected.eventType ?? 'command') !== 'command') throw new UnifiedTestFailure('runner', `the runner does not check ${expected.eventType} events`)
-      const observed = events.get(expected.client)
+      const observed = map.events.get(expected.client)
       if (!observed) throw new UnifiedTestFailure('runner', `expectEvents names ${expected.client}, which observes no events`)
-      const mismatch = checkCommandEvents(expected.events, observed, expected.ignoreExtraEvents ?? false)
+      const mismatch = checkCommandEvents(expected.events, observed, expected.ignoreExtraEvents ?? false, map.sessionIds)
       if (mismatch) throw new UnifiedTestFailure('events', `${expected.client} ${mismatch}`)
     }
     for (const expected of test.outcome ?? []) await checkOutcome(internal, expected)
   } finally {
-    for (const { client, name } of failPoints) await client.db('admin').command({ configureFailPoint: name, mode: 'off' }).catch(() => undefined)
-    await Promise.all(clients.map((client) => client.close()))
+    for (const { client, name } of map.failPoints) await client.db('admin').command({ configureFailPoint: name, mode: 'off' }).catch(() => undefined)
+    await map.close()
+    // A transaction left open would hold its documents' write queues for the next tests (the format's "Terminating Open Transactions").
+    if (map.startedTransaction) await internal.db('admin').command({ killAllSessions: [] }).catch(() => undefined)
+  }
+}
+
+type TestOperation = UnifiedTest['operations'][number]
+
+/**
+ * One operation and its expectations: the result, the error, or neither (`ignoreResultAndError`);
+ * `saveResultAsEntity`. A `nested` one (of withTransaction's callback) throws its error on after
+ * checking it, for withTransaction to see.
+ */
+async function runExpectedOperation(operation: TestOperation, label: string, map: EntityMap, nested = false): Promise<void> {
+  let result: unknown
+  let error: unknown
+  let threw = false
+  const runNested = (inner: TestOperation) => runExpectedOperation(inner, `${label}: ${inner.name}`, map, true)
+  try {
+    result = await withinTimeLimit(runOperation(operation, map, runNested), label)
+  } catch (caught) {
+    if (caught instanceof UnifiedTestFailure) throw caught
+    threw = true
+    error = caught
+  }
+  if (operation.ignoreResultAndError) return
+  if (operation.expectError) {
+    if (!threw) throw new UnifiedTestFailure('silent', `${label}: expected an error ${show(operation.expectError)}, it succeeded with ${show(result)}`)
+    const mismatch = checkExpectedError(operation.expectError, error)
+    if (mismatch) throw new UnifiedTestFailure(mismatch.kind, `${label}: ${mismatch.message}`)
+    // In withTransaction's callback the error goes on to withTransaction, as the driver's callback would throw it.
+    if (nested) throw error
+    return
+  }
+  if (threw) {
+    if (nested) throw error
+    throw new UnifiedTestFailure('refusal', `${label} threw ${describeError(error)}`)
+  }
+  if (operation.saveResultAsEntity) map.set(operation.saveResultAsEntity, result)
+  if ('expectResult' in operation) {
+    const mismatch = Array.isArray(operation.expectResult) && isDocumentList(operation.name)
+      ? matchDocumentList(operation.expectResult, result as unknown[], map.sessionIds)
+      : matchValue(operation.expectResult, result, { sessions: map.sessionIds })
+    if (mismatch) throw new UnifiedTestFailure('silent', `${label} result: ${mismatch}`)
+  }
+}
+
+/**
+ * How long one operation may take before the test fails as stuck (a transaction waiting for another
+ * the test will only end later, a change stream waiting for a change that never comes): the test
+ * then cleans up (its transactions killed, its clients closed) instead of holding the next tests.
+ */
+const OPERATION_TIME_LIMIT_MS = 5_000
+
+async function withinTimeLimit<T>(running: Promise<T>, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new UnifiedTestFailure('runner', `${label} did not end within ${OPERATION_TIME_LIMIT_MS} ms`)), OPERATION_TIME_LIMIT_MS)
+  })
+  try {
+    return await Promise.race([running, stuck])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -182,41 +216,6 @@ async function loadInitialData(internal: MongoClient, data: CollectionData[]): P
     await db.createCollection(collectionName, { ...createOptions, writeConcern: { w: 'majority' } })
     if (documents.length > 0) await db.collection(collectionName).insertMany(documents, { writeConcern: { w: 'majority' } })
   }
-}
-
-async function createEntity(entity: Document, uri: string, entities: Map<string, Entity>, clients: MongoClient[], events: Map<string, ReturnType<typeof observeCommands>>): Promise<void> {
-  const [kind, spec] = Object.entries(entity)[0] as [string, Document]
-  const id = String(spec['id'])
-  if (kind === 'client') {
-    // forceServerObjectId: the driver then sends `_id: null` as written instead of replacing it with a
-    // new ObjectId, so what an insert stores is the server's decision (the create-null-ids tests).
-    const observe = (spec['observeEvents'] as string[] | undefined) ?? []
-    const options: MongoClientOptions = {
-      serverSelectionTimeoutMS: 60_000,
-      forceServerObjectId: true,
-      monitorCommands: observe.length > 0,
-      ...(spec['uriOptions'] as MongoClientOptions | undefined),
-    }
-    const client = new MongoClient(uri, options)
-    clients.push(client)
-    if (observe.length > 0) events.set(id, observeCommands(client, observe, (spec['ignoreCommandMonitoringEvents'] as string[] | undefined) ?? []))
-    await client.connect()
-    entities.set(id, client)
-    return
-  }
-  if (kind === 'database') {
-    const client = entities.get(String(spec['client']))
-    if (!(client instanceof MongoClient)) throw new UnifiedTestFailure('runner', `database ${id}: no client ${String(spec['client'])}`)
-    entities.set(id, client.db(String(spec['databaseName']), spec['databaseOptions'] as Document | undefined))
-    return
-  }
-  if (kind === 'collection') {
-    const db = entities.get(String(spec['database'])) as Db | undefined
-    if (!db) throw new UnifiedTestFailure('runner', `collection ${id}: no database ${String(spec['database'])}`)
-    entities.set(id, db.collection(String(spec['collectionName']), spec['collectionOptions'] as Document | undefined))
-    return
-  }
-  throw new UnifiedTestFailure('runner', `the runner does not create ${kind} entities`)
 }
 
 /** The collection holds exactly these documents, by `_id` ascending; numbers compare by value. */

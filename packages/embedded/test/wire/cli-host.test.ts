@@ -93,6 +93,8 @@ describe('--bind_ip, --auth and --noauth-on-network (and the old --host, --allow
       remote: false,
       auth: false,
       tls: undefined,
+      replSet: undefined,
+      replSetHost: undefined,
       limits: { maxConnections: 10, maxBufferedBytes: 50_000_000, partialMessageTimeoutMS: 0 },
     })
     assert.throws(() => parseCli(['--max-connections', '0']), /--max-connections must be an integer of at least 1, got "0"/)

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { openEmbedded, startWireServer } from '../../src/index.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 // The workspace hoists devDependencies to the root node_modules; resolve the bin wherever it is.
@@ -71,6 +72,20 @@ describe('fastify-mongo-crud-db, driven by mongosh', () => {
       again.kill('SIGINT')
       const [exit] = await once(again, 'exit')
       assert.equal(exit, 0)
+    }
+  })
+})
+
+describe('mongosh against a server started with replSet', () => {
+  it("runs rs.status(), rs.conf() and rs.initiate() (already initialized) as against an initiated mongod's", async () => {
+    const engine = await openEmbedded()
+    const server = await startWireServer(engine, { replSet: 'rs0' })
+    try {
+      const script = 'let i; try { i = rs.initiate().ok } catch (e) { i = e.codeName }; print(JSON.stringify([rs.status().set, rs.status().members[0].stateStr, rs.conf()._id, i, db.hello().setName]))'
+      assert.deepEqual(JSON.parse(await evalMongosh(`${server.uri}?replicaSet=rs0`, script)), ['rs0', 'PRIMARY', 'rs0', 'AlreadyInitialized', 'rs0'])
+    } finally {
+      await server.close()
+      await engine.close()
     }
   })
 })

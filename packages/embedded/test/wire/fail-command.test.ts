@@ -72,8 +72,22 @@ describe('configureFailPoint failCommand', () => {
     }
   })
 
+  it('blockConnection holds the command blockTimeMS before running it (currentOp lists it meanwhile; killOp ends the wait)', async () => {
+    const stored = await items().countDocuments({})
+    await failCommand({ times: 1 }, { failCommands: ['find'], blockConnection: true, blockTimeMS: 600_000 })
+    const held = items().find({}).toArray().catch((error: unknown) => error)
+    let op: { opid: number } | undefined
+    while (op === undefined) {
+      const { inprog } = await admin().command({ currentOp: 1 })
+      op = (inprog as { opid: number, command: { find?: unknown } }[]).find((running) => running.command.find === 'items')
+    }
+    await admin().command({ killOp: 1, op: op.opid })
+    assert.equal(((await held) as MongoServerError).code, 11601)
+    assert.equal((await items().find({}).toArray()).length, stored)
+  })
+
   it('refuses what it does not implement, and bad modes or data, with BadValue or TypeMismatch', async () => {
-    await assert.rejects(failCommand('alwaysOn', { failCommands: ['find'], blockConnection: true, blockTimeMS: 10 }), { code: 2, message: /blockConnection/ })
+    await assert.rejects(failCommand('alwaysOn', { failCommands: ['find'], blockConnection: true }), { code: 2, message: /blockTimeMS/ })
     await assert.rejects(failCommand('alwaysOn', { failCommands: ['find'], failInternalCommands: true }), { code: 2, message: /failInternalCommands/ })
     await assert.rejects(failCommand({ times: -1 }, { failCommands: ['find'] }), { code: 2 })
     await assert.rejects(failCommand({ activationProbability: 0.5 }, { failCommands: ['find'] }), { code: 2 })

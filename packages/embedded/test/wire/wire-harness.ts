@@ -98,8 +98,8 @@ export class RawClient {
     this.socket.write(bytes)
   }
 
-  /** The next reply: opCode, responseTo and its first document; undefined if the server closed first. */
-  async reply(): Promise<{ opCode: number, responseTo: number, doc: Document } | undefined> {
+  /** The next reply: opCode, responseTo, its flags (OP_MSG's; 0 for OP_REPLY) and its first document; undefined if the server closed first. */
+  async reply(): Promise<{ opCode: number, responseTo: number, flags: number, doc: Document } | undefined> {
     for (;;) {
       if (this.#buffer.length >= 4) {
         const length = this.#buffer.readInt32LE(0)
@@ -108,7 +108,8 @@ export class RawClient {
           this.#buffer = this.#buffer.subarray(length)
           const opCode = bytes.readInt32LE(12)
           const docStart = opCode === 1 ? 36 : 21
-          return { opCode, responseTo: bytes.readInt32LE(8), doc: BSON.deserialize(bytes.subarray(docStart)) }
+          const flags = opCode === OP_MSG ? bytes.readUInt32LE(16) : 0
+          return { opCode, responseTo: bytes.readInt32LE(8), flags, doc: BSON.deserialize(bytes.subarray(docStart)) }
         }
       }
       if (this.socket.destroyed || this.socket.readableEnded) return undefined

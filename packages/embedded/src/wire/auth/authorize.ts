@@ -79,6 +79,19 @@ const RULES: Record<string, Rule> = {
     return needs
   },
   drop: onCollection('dropCollection'),
+  collMod: onCollection('collMod'),
+  // Full namespaces, on admin: the source's documents are read and dropped, the target's written.
+  renameCollection: (command) => {
+    const [fromDb, from] = namespaceParts(command['renameCollection'])
+    const [toDb, to] = namespaceParts(command['to'])
+    return [
+      { db: fromDb, collection: from, action: 'find' },
+      { db: fromDb, collection: from, action: 'dropCollection' },
+      { db: toDb, collection: to, action: 'insert' },
+      { db: toDb, collection: to, action: 'createIndex' },
+      { db: toDb, collection: to, action: 'createCollection' },
+    ]
+  },
   dropDatabase: onDatabase('dropDatabase'),
   // Lists the databases the user has a role on, all of them with a role that may list them (collections.ts).
   listDatabases: authenticated,
@@ -110,6 +123,10 @@ const RULES: Record<string, Rule> = {
   currentOp: (command) => (command['$ownOps'] === true ? 'authenticated' : [{ cluster: true, action: 'inprog' }]),
   // Its own operations for anyone, everyone's with `killop` (current-op.ts).
   killOp: authenticated,
+  replSetGetStatus: onCluster('replSetGetStatus'),
+  replSetGetConfig: onCluster('replSetGetConfig'),
+  replSetInitiate: onCluster('replSetConfigure'),
+  killAllSessions: onCluster('killAnySession'),
 }
 
 function findAndModifyPrivileges(command: Document, db: string): Privilege[] {
@@ -182,10 +199,13 @@ function aggregatePrivileges(command: Document, db: string): Privilege[] {
   else if (isNonArrayObject(first) && Object.hasOwn(first, '$currentOp')) {
     if ((first['$currentOp'] as Document | undefined)?.['allUsers'] !== false) needs.push({ cluster: true, action: 'inprog' })
   } else if (isNonArrayObject(first) && Object.hasOwn(first, '$listLocalSessions')) needs.push({ cluster: true, action: 'inprog' })
-  else if (collection !== undefined) {
-    needs.push({ db, collection, action: 'find' })
-    if (isNonArrayObject(first) && Object.hasOwn(first, '$changeStream')) needs.push({ db, collection, action: 'changeStream' })
-  }
+  else if (isNonArrayObject(first) && Object.hasOwn(first, '$changeStream')) {
+    // A collection's stream, a database's (`aggregate: 1`), or every database's: the database '' is
+    // one no role is granted on by name, so only the roles on every database (readAnyDatabase...) reach it.
+    const everyDatabase = (first['$changeStream'] as Document | undefined)?.['allChangesForCluster'] === true
+    const target = everyDatabase ? { db: '' } : { db, collection }
+    needs.push({ ...target, action: 'find' }, { ...target, action: 'changeStream' })
+  } else if (collection !== undefined) needs.push({ db, collection, action: 'find' })
   stagePrivileges(pipeline, db, needs)
   return needs
 }
@@ -222,6 +242,13 @@ function outputTarget(spec: unknown, db: string): { db: string, collection: stri
   if (typeof spec === 'string') return { db, collection: spec }
   if (!isNonArrayObject(spec)) return { db, collection: undefined }
   return { db: stringOr(spec['db']) ?? db, collection: stringOr(spec['coll']) }
+}
+
+/** `<db>.<collection>` as its two parts (an empty database for anything else: a privilege no role grants). */
+function namespaceParts(value: unknown): [string, string | undefined] {
+  const namespace = stringOr(value) ?? ''
+  const cut = namespace.indexOf('.')
+  return cut <= 0 ? ['', undefined] : [namespace.slice(0, cut), namespace.slice(cut + 1)]
 }
 
 function firstValue(command: Document): string | undefined {

@@ -21,6 +21,7 @@ export type DatabaseAction =
   | 'createIndex'
   | 'dropIndex'
   | 'dropDatabase'
+  | 'collMod'
   | 'createUser'
   | 'dropUser'
   | 'viewUser'
@@ -30,7 +31,7 @@ export type DatabaseAction =
   | 'revokeRole'
 
 /** An action on the server itself. */
-export type ClusterAction = 'listDatabases' | 'serverStatus' | 'inprog' | 'killop' | 'hostInfo' | 'getLog' | 'getCmdLineOpts' | 'getParameter' | 'configureFailPoint'
+export type ClusterAction = 'listDatabases' | 'serverStatus' | 'inprog' | 'killop' | 'hostInfo' | 'getLog' | 'getCmdLineOpts' | 'getParameter' | 'configureFailPoint' | 'replSetGetStatus' | 'replSetGetConfig' | 'replSetConfigure' | 'killAnySession'
 
 /** What a command needs: an action on a database (on one collection of it, for `system.users`), or on the server. */
 export type Privilege = { db: string, collection?: string | undefined, action: DatabaseAction } | { cluster: true, action: ClusterAction }
@@ -44,10 +45,10 @@ export interface RoleGrant {
 const READ: readonly DatabaseAction[] = ['find', 'changeStream', 'listCollections', 'listIndexes', 'collStats', 'dbStats', 'killCursors']
 const READ_WRITE: readonly DatabaseAction[] = [...READ, 'insert', 'update', 'remove', 'createCollection', 'dropCollection', 'createIndex', 'dropIndex']
 // As mongod's dbAdmin: the schema and statistics, not the documents.
-const DB_ADMIN: readonly DatabaseAction[] = ['listCollections', 'listIndexes', 'collStats', 'dbStats', 'createCollection', 'dropCollection', 'createIndex', 'dropIndex', 'dropDatabase']
+const DB_ADMIN: readonly DatabaseAction[] = ['listCollections', 'listIndexes', 'collStats', 'dbStats', 'createCollection', 'dropCollection', 'createIndex', 'dropIndex', 'dropDatabase', 'collMod']
 const USER_ADMIN: readonly DatabaseAction[] = ['createUser', 'dropUser', 'viewUser', 'changePassword', 'changeCustomData', 'grantRole', 'revokeRole']
 const ALL_DATABASE_ACTIONS: readonly DatabaseAction[] = [...new Set([...READ_WRITE, ...DB_ADMIN, ...USER_ADMIN])]
-const ALL_CLUSTER_ACTIONS: readonly ClusterAction[] = ['listDatabases', 'serverStatus', 'inprog', 'killop', 'hostInfo', 'getLog', 'getCmdLineOpts', 'getParameter', 'configureFailPoint']
+const ALL_CLUSTER_ACTIONS: readonly ClusterAction[] = ['listDatabases', 'serverStatus', 'inprog', 'killop', 'hostInfo', 'getLog', 'getCmdLineOpts', 'getParameter', 'configureFailPoint', 'replSetGetStatus', 'replSetGetConfig', 'replSetConfigure', 'killAnySession']
 
 interface RoleDefinition {
   /** Applies to every database (defined on `admin` only). */

@@ -9,7 +9,7 @@ const listCollections: CommandHandler = async (command, context) => {
 }
 
 /** Options of `create` the engine honours (`viewOn` and `pipeline` make a view); capped collections, validators... are refused. */
-const CREATE_OPTIONS = new Set(['create', 'viewOn', 'pipeline', '$db', 'lsid', '$clusterTime', '$readPreference', 'writeConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors'])
+const CREATE_OPTIONS = new Set(['create', 'viewOn', 'pipeline', '$db', 'lsid', '$clusterTime', '$readPreference', 'writeConcern', 'readConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'txnNumber', 'autocommit', 'startTransaction', 'maxTimeMS'])
 
 const create: CommandHandler = async (command, context) => {
   const name = collectionName(command['create'], 'create')
@@ -39,4 +39,35 @@ const dropDatabase: CommandHandler = async (_command, context) => {
   return { dropped: context.dbName, ok: 1 }
 }
 
-export const COLLECTION_COMMANDS: Record<string, CommandHandler> = { listCollections, create, drop, dropDatabase }
+/** Fields any command may carry (the session, the cluster time, the API version...): not options of the command itself. */
+const GENERIC_FIELDS = new Set(['$db', 'lsid', '$clusterTime', '$readPreference', 'writeConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'maxTimeMS', 'txnNumber', 'autocommit', 'readConcern'])
+
+/** `collMod`: `changeStreamPreAndPostImages`, or nothing (a `modify` for change streams); other options are refused (EmbeddedDb.modifyCollection). */
+const collMod: CommandHandler = async (command, context) => {
+  const name = collectionName(command['collMod'], 'collMod')
+  const options = Object.fromEntries(Object.entries(command).filter(([key]) => key !== 'collMod' && !GENERIC_FIELDS.has(key)))
+  await context.db.modifyCollection(name, options)
+  return { ok: 1 }
+}
+
+/**
+ * `renameCollection` (admin database, full namespaces, as mongod: the driver's `collection.rename()`):
+ * within one database; `dropTarget` drops an existing target first.
+ */
+const renameCollection: CommandHandler = async (command, context) => {
+  if (context.dbName !== 'admin') throw new WireError(13, 'Unauthorized', 'renameCollection may only be run against the admin database.')
+  const [fromDb, from] = splitNamespace(command['renameCollection'], 'renameCollection')
+  const [toDb, to] = splitNamespace(command['to'], 'to')
+  if (fromDb !== toDb) throw badValue(`renaming a collection to another database (${fromDb} to ${toDb}) is not supported by the embedded engine`)
+  await context.engine.db(fromDb).renameCollection(from, to, { dropTarget: command['dropTarget'] === true })
+  return { ok: 1 }
+}
+
+function splitNamespace(value: unknown, field: string): [string, string] {
+  const namespace = collectionName(value, field)
+  const cut = namespace.indexOf('.')
+  if (cut <= 0 || cut === namespace.length - 1) throw new WireError(73, 'InvalidNamespace', `Invalid namespace specified '${namespace}'`)
+  return [namespace.slice(0, cut), namespace.slice(cut + 1)]
+}
+
+export const COLLECTION_COMMANDS: Record<string, CommandHandler> = { listCollections, create, drop, dropDatabase, collMod, renameCollection }

@@ -3,6 +3,7 @@ import type { EmbeddedCollection } from '../../embedded-collection.js'
 import type { EmbeddedDb } from '../../embedded-db.js'
 import type { Security } from '../auth/authorize.js'
 import type { CursorRegistry } from '../cursor-registry.js'
+import type { ReplicaSet } from '../replica-set.js'
 import type { Peer, ServerActivity } from '../server-activity.js'
 import { badValue, invalidNamespace, typeMismatch } from '../wire-error.js'
 
@@ -30,6 +31,8 @@ export interface ServerInfo {
   maxConnections: number
   /** How connections are encrypted: `disabled` or `requireTLS`. */
   tlsMode: 'disabled' | 'requireTLS'
+  /** Under `--replSet`: the single-node replica set the server presents; undefined for a standalone. */
+  replicaSet: ReplicaSet | undefined
 }
 
 export type CommandHandler = (command: Document, context: CommandContext) => Promise<Document> | Document

@@ -4,6 +4,7 @@ import { AS_HELD } from '../../bson/value-form.js'
 import type { Document, FindOptions } from '../../document.js'
 import { EmbeddedCollection } from '../../embedded-collection.js'
 import { changeStreamGetMore } from '../change-stream-cursors.js'
+import { failGetMoreAfterCheckout, failGetMoreArmed } from '../command-fail-point.js'
 import { storedBatchReply } from '../stored-batch-reply.js'
 import { typeMismatch } from '../wire-error.js'
 import { optionalCollation } from './collation-option.js'
@@ -82,11 +83,17 @@ export async function firstBatch(context: CommandContext, ns: string, source: As
   return { cursor: { firstBatch: batch.docs, id: batch.id, ns }, ok: 1 }
 }
 
+/** getMore; the `failGetMoreAfterCursorCheckout` fail point fails one whose cursor was found, the cursor kept (command-fail-point.ts). */
 const getMore: CommandHandler = async (command, context) => {
   const id = toCursorId(command['getMore'])
   const ns = `${context.dbName}.${collectionName(command['collection'], 'collection')}`
-  const changes = await changeStreamGetMore(id, command, context, ns)
+  const changes = await changeStreamGetMore(id, command, context, ns, failGetMoreAfterCheckout)
   if (changes) return changes
+  if (failGetMoreArmed()) {
+    // The cursor is checked (a batch of none: nothing read), then the fail point fails the getMore.
+    await context.cursors.getMore(id, ns, 0)
+    failGetMoreAfterCheckout()
+  }
   const batch = await context.cursors.getMore(id, ns, optionalCount(command, 'batchSize'))
   return { cursor: { nextBatch: batch.docs, id: batch.id, ns }, ok: 1 }
 }

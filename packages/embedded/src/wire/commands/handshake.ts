@@ -2,6 +2,7 @@ import { MAX_BSON_SIZE } from '../../bson/bson-codec.js'
 import { type Document, isNonArrayObject } from '../../document.js'
 import { rolesOf } from '../auth/authorize.js'
 import { privilegesOf } from '../auth/roles.js'
+import { streamReplies } from '../messages.js'
 import { speculativeAuthenticate, supportedMechanisms } from './authentication.js'
 import type { CommandContext, CommandHandler } from './command-context.js'
 
@@ -11,13 +12,18 @@ const MAX_WIRE_VERSION = 21
 const MAX_WRITE_BATCH_SIZE = 100_000
 
 /**
- * `hello` / `isMaster`: a writable standalone (no `setName`, no `msg: "isdbgrid"`). No
- * `compression` field, so clients never compress; no `topologyVersion`, so drivers poll
- * rather than stream their heartbeats; `logicalSessionTimeoutMinutes`, so drivers may send
- * `lsid` (accepted and ignored).
+ * `hello` / `isMaster`: a writable standalone (no `setName`, no `msg: "isdbgrid"`), or under
+ * `--replSet` the primary of a single-node replica set (replica-set.ts). No `compression` field,
+ * so clients never compress; `logicalSessionTimeoutMinutes`, so drivers send `lsid`. A standalone
+ * has no `topologyVersion`, so drivers poll it; a replica set has one, so the driver's monitor
+ * streams: its `hello` (with `topologyVersion` and `maxAwaitTimeMS`) is answered once that time has
+ * passed, and again every time after it while the connection lasts (`exhaustAllowed`).
  */
 function hello(legacy: boolean): CommandHandler {
-  return (command: Document, context: CommandContext) => {
+  return async (command: Document, context: CommandContext) => {
+    const replicaSet = context.server.replicaSet
+    const awaitable = replicaSet !== undefined && command['topologyVersion'] !== undefined && Number(command['maxAwaitTimeMS']) > 0
+    if (awaitable) await replicaSet.awaitTopologyChange(command['topologyVersion'], Number(command['maxAwaitTimeMS']))
     const reply: Document = legacy ? { ismaster: true } : { isWritablePrimary: true }
     if (command['helloOk'] === true) reply['helloOk'] = true
     if (isNonArrayObject(command['client'])) context.peer.clientMetadata ??= command['client']
@@ -26,8 +32,9 @@ function hello(legacy: boolean): CommandHandler {
     if (mechanisms !== undefined) reply['saslSupportedMechs'] = mechanisms
     const speculative = speculativeAuthenticate(command, context)
     if (speculative !== undefined) reply['speculativeAuthenticate'] = speculative
-    return {
+    const answer: Document = {
       ...reply,
+      ...replicaSet?.helloFields(context.engine.clusterTime()),
       maxBsonObjectSize: MAX_BSON_SIZE,
       maxMessageSizeBytes: context.maxMessageBytes,
       maxWriteBatchSize: MAX_WRITE_BATCH_SIZE,
@@ -39,6 +46,12 @@ function hello(legacy: boolean): CommandHandler {
       readOnly: false,
       ok: 1,
     }
+    if (awaitable && !replicaSet.stopped) {
+      // The next answers of the stream wait on this server's own version, as mongod re-runs the request with it.
+      command['topologyVersion'] = replicaSet.topologyVersion
+      streamReplies(answer)
+    }
+    return answer
   }
 }
 

@@ -3,13 +3,17 @@ import type { Document } from '../../document.js'
 import type { EmbeddedDb } from '../../embedded-db.js'
 import { authorize } from '../auth/authorize.js'
 import type { CursorOwners } from '../auth/cursor-owners.js'
+import { withClusterTime } from '../cluster-time-reply.js'
 import { CloseConnection, commandFailure, failedReply, rememberAppName, withWriteConcernError } from '../command-fail-point.js'
 import type { CursorRegistry } from '../cursor-registry.js'
+import { withErrorLabels } from '../error-labels.js'
 import { OP_QUERY, type Request } from '../messages.js'
+import { runRetryableWrite } from '../retryable-writes.js'
 import type { Peer, RunningOp } from '../server-activity.js'
 import { recordSession } from '../session-registry.js'
-import { routeTransaction } from '../transactions.js'
+import { routeTransaction, type TransactionRoute } from '../transactions.js'
 import { commandNotFound, invalidNamespace, toErrorReply, WireError } from '../wire-error.js'
+import { withWriteConcernCheck } from '../write-concern.js'
 import { AGGREGATE_COMMANDS } from './aggregate.js'
 import { AUTHENTICATION_COMMANDS } from './authentication.js'
 import { COLLECTION_COMMANDS } from './collections.js'
@@ -24,6 +28,7 @@ import { FIND_AND_MODIFY_COMMANDS } from './find-and-modify.js'
 import { HANDSHAKE_COMMANDS } from './handshake.js'
 import { INDEX_COMMANDS } from './indexes.js'
 import { INSERT_COMMANDS } from './insert.js'
+import { REPLICATION_COMMANDS } from './replication.js'
 import { SERVER_STATUS_COMMANDS } from './server-status.js'
 import { STATISTICS_COMMANDS } from './statistics.js'
 import { UPDATE_COMMANDS } from './update.js'
@@ -47,6 +52,7 @@ export const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(Object.entr
   ...SERVER_STATUS_COMMANDS,
   ...EXPLAIN_COMMANDS,
   ...CURRENT_OP_COMMANDS,
+  ...REPLICATION_COMMANDS,
 }))
 
 /** Since MongoDB 5.1 OP_QUERY carries only the handshake; so it is here. */
@@ -75,6 +81,9 @@ export interface ServerState extends ServerInfo {
 /** Commands of the login, which read no database of the engine. */
 const LOGIN_COMMANDS = new Set(Object.keys(AUTHENTICATION_COMMANDS))
 
+/** What a command of a transaction runs against. */
+type InTransaction = Extract<TransactionRoute, { abort(): Promise<void> }>
+
 /** Commands `routeTransaction` answers itself. */
 const TRANSACTION_COMMANDS = new Set(['commitTransaction', 'abortTransaction'])
 
@@ -86,6 +95,11 @@ const TRANSACTION_COMMANDS = new Set(['commitTransaction', 'abortTransaction'])
  * (auth/authorize.ts). While it runs, `currentOp` lists it and `killOp` can interrupt it.
  */
 export async function runCommand(request: Request, peer: Peer, state: ServerState): Promise<Document> {
+  const reply = await answer(request, peer, state)
+  return state.replicaSet === undefined ? reply : withClusterTime(state.replicaSet.withTopologyVersion(reply), state.engine)
+}
+
+async function answer(request: Request, peer: Peer, state: ServerState): Promise<Document> {
   const connectionId = peer.id
   try {
     const { command } = request
@@ -115,13 +129,52 @@ export async function runCommand(request: Request, peer: Peer, state: ServerStat
 
 async function runAuthorized(request: Request, name: string, peer: Peer, state: ServerState, op: RunningOp): Promise<Document> {
   const { command } = request
-  const connectionId = peer.id
   recordSession(state.engine, command)
-  const failure = commandFailure(state, connectionId, name)
+  const failure = commandFailure(state, peer.id, name)
+  if (failure?.blockTimeMS !== undefined) await blocked(failure.blockTimeMS, op)
   if (failure?.closeConnection) throw new CloseConnection()
-  if (failure?.errorCode !== undefined) return failedReply(failure, failure.errorCode)
-  const transaction = await routeTransaction(state.engine, name, command)
-  if (transaction !== undefined && 'reply' in transaction) return failure ? withWriteConcernError(transaction.reply, failure) : transaction.reply
+  let reply: Document
+  try {
+    reply = failure?.errorCode !== undefined ? failedReply(failure, failure.errorCode) : await runRouted(request, name, peer, state, op)
+  } catch (error) {
+    reply = toErrorReply(error)
+  }
+  if (failure !== undefined) reply = withWriteConcernError(reply, failure)
+  if (state.replicaSet !== undefined) reply = withWriteConcernCheck(reply, command)
+  // A fail point's own labels replace those the server would add, as mongod's `errorLabels`.
+  return failure?.errorLabels === undefined ? withErrorLabels(reply, name, command) : reply
+}
+
+/**
+ * The `blockConnection` of a fail point: the command waits `ms` before anything else of it (a
+ * killOp ends the wait with Interrupted); the wait keeps no process up once the server is gone.
+ */
+async function blocked(ms: number, op: RunningOp): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms)
+    timer.unref()
+  })
+  try {
+    await Promise.race([waited, op.interrupted])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Runs the command in its transaction, as a retryable write, or alone (transactions.ts). */
+async function runRouted(request: Request, name: string, peer: Peer, state: ServerState, op: RunningOp): Promise<Document> {
+  const route = await routeTransaction(state.engine, name, request.command, state.replicaSet !== undefined)
+  if (route !== undefined && 'reply' in route) return route.reply
+  if (route !== undefined && 'retryableWrite' in route) {
+    const { session, txnNumber } = route.retryableWrite
+    return runRetryableWrite(state.engine, name, session, txnNumber, () => runHandler(request, name, peer, state, op, undefined))
+  }
+  return runHandler(request, name, peer, state, op, route)
+}
+
+async function runHandler(request: Request, name: string, peer: Peer, state: ServerState, op: RunningOp, transaction: InTransaction | undefined): Promise<Document> {
+  const { command } = request
   const handler = COMMANDS.get(name)
   if (!handler) throw commandNotFound(name)
   let db: EmbeddedDb
@@ -133,14 +186,13 @@ async function runAuthorized(request: Request, name: string, peer: Peer, state: 
     if (!LOGIN_COMMANDS.has(name)) throw invalidNamespace(`Invalid database name: '${request.db}'`)
     db = state.engine
   }
-  const context = { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId, maxMessageBytes: state.maxMessageBytes, peer, server: state }
+  const context = { db, dbName: request.db, engine: state.engine, cursors: state.cursors, connectionId: peer.id, maxMessageBytes: state.maxMessageBytes, peer, server: state }
   const running = transaction === undefined ? Promise.resolve(handler(command, context)) : inTransaction(() => handler(command, context), transaction.abort)
-  const reply = await Promise.race([running, op.interrupted]).catch((error: unknown) => {
+  return Promise.race([running, op.interrupted]).catch((error: unknown) => {
     // Killed (killOp): the client has its answer; a cursor the command opens after all is closed, unread.
     if (error === op.killedWith) void running.then((late) => closeCursorOf(late, state), () => undefined)
     throw error
   })
-  return failure ? withWriteConcernError(reply, failure) : reply
 }
 
 /** Closes the cursor a reply opened, if any. */

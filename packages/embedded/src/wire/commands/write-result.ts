@@ -1,15 +1,18 @@
 import type { Document } from '../../document.js'
 import { toErrorFields } from '../wire-error.js'
 
-/** Errors that fail the whole write command, not one statement: a time-out, and a write to a view (166). */
-const COMMAND_ERRORS: ReadonlySet<unknown> = new Set([50, 166])
+/**
+ * Errors that fail the whole write command, not one statement: a time-out, a write to a view (166),
+ * and in a transaction a write conflict (112) or the transaction gone (251), which mongod answers as
+ * the command's error, labelled TransientTransactionError, so the driver runs the transaction again.
+ */
+const COMMAND_ERRORS: ReadonlySet<unknown> = new Set([50, 112, 166, 251])
 
 /**
  * Runs the statements of one write command (insert, update, delete) in order, collecting
  * per-statement failures as `writeErrors` (the command itself still answers `ok: 1`). An
- * ordered command stops at its first failure, as on the server. A time-out (MaxTimeMSExpired, an
- * interruption) and a write to a view (CommandNotSupportedOnView) fail the whole command instead,
- * as mongod does.
+ * ordered command stops at its first failure, as on the server. The COMMAND_ERRORS fail the whole
+ * command instead, as mongod does.
  */
 export async function runStatements<T>(statements: T[], ordered: boolean, run: (statement: T, index: number) => Promise<void>): Promise<Document[]> {
   const writeErrors: Document[] = []
