@@ -7,8 +7,15 @@ import type { MongoModelSchema } from './models.js'
 import { databaseName } from './store/driver-db.js'
 import type { WireDoc } from './store/store.js'
 
-/** Reads the documents of ids a populate asks a router for, as the caller may see them (relations/populate-reader.ts). */
-export type PopulateReader = (ids: readonly string[], caller: Caller) => Promise<WireDoc[]>
+/** How a router reads the documents of ids a populate asks it for, as the caller may see them (relations/populate-reader.ts). */
+export interface PopulateReader {
+  read(ids: readonly string[], caller: Caller): Promise<WireDoc[]>
+  /**
+   * What it answers depends on the caller (the router has a row scope or GetOne dependencies): the ids
+   * a reference to its documents holds may then not be named by a client's filters, sort or groups.
+   */
+  readonly dependsOnCaller: boolean
+}
 
 /**
  * What every CRUDRouter of one app knows about the others. Routers are encapsulated plugins, so the

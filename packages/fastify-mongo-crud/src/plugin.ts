@@ -56,7 +56,8 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     options,
     store,
     { typed, visible, sortable, scopeShape: typed },
-    { visible, typed, limits: options.filterLimits },
+    // Populated references the caller may not follow are named by no client filter, sort or group (relations/populate.ts).
+    { visible, typed, limits: options.filterLimits, guard: populator === undefined ? undefined : (field: string) => populator.guards(field) },
     { body, patch: ref(patch), read: ref(out) },
     populator === undefined ? async (doc) => doc : async (doc, caller) => (await populator.populate([doc], caller))[0]!
   )

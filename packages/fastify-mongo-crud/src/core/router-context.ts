@@ -75,7 +75,8 @@ export function buildRouterContext(
   /** The identifier as filters name it (the API's `id` for `_id`). */
   const identifierPath = itemParam
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
-  const scope = requestScope(options, { ...filterContext, visible: shapes.scopeShape, typed: shapes.typed })
+  // The scope is server code: it names any stored field, the references clients may not name too.
+  const scope = requestScope(options, { visible: shapes.scopeShape, typed: shapes.typed, limits: filterContext.limits })
   const place = collectionPlace(options.db, options.collectionName)
   const baseSpec: ListSpec = { sortable: shapes.sortable, filterContext, page: options }
   // Checked here, at registration, by the rule a request's `sort_by` meets.

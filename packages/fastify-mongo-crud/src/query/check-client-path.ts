@@ -33,3 +33,24 @@ export function checkClientPath(parameter: PathParameter, path: string): string[
   for (const segment of segments) checkClientKey(parameter, segment)
   return segments
 }
+
+/**
+ * Whether a client may not name a top-level field (its name as stored: `_id`, `pinned`): it holds
+ * references to documents the caller may not be allowed to see (relations/populate.ts, `guards`).
+ * Asked per request: it is known once every router of the app has registered.
+ */
+export type ReferenceGuard = (field: string) => boolean
+
+/**
+ * Refuses `name`, a path a client sent, when its top-level `field` is a guarded reference. GET shows
+ * such a field as the referenced documents the caller may read; a filter, a sort or a group on the
+ * stored ids would tell the others: that a document holds a guessed id, how many ids it holds, their
+ * order. The rule is the field's, whoever the caller.
+ */
+export function checkReference(parameter: PathParameter, name: string, field: string, guard: ReferenceGuard | undefined): void {
+  if (guard?.(field) !== true) return
+  throw refuse(
+    parameter,
+    `field "${name}" holds references to documents the caller may not be allowed to see (their router shows them only to some callers): filters, sort_by, by and metrics may not name it`
+  )
+}

@@ -17,7 +17,8 @@ export interface ListSpec {
 export function parseClientQuery(query: ListQueryString, spec: ListSpec): ListQuery {
   refuseGuessedParameters(query, spec.filterContext.visible)
   const isDocument = spec.filterContext.typed.kind === 'object' && spec.filterContext.typed.isDocument
-  const sort = (query.sort_by ?? '') === '' && spec.defaultSort !== undefined ? spec.defaultSort(query) : parseSort(query, spec.sortable, isDocument)
+  // A client's sort_by meets the filters' guard of references; the router's own defaultSort does not.
+  const sort = (query.sort_by ?? '') === '' && spec.defaultSort !== undefined ? spec.defaultSort(query) : parseSort(query, spec.sortable, isDocument, spec.filterContext.guard)
   const page = parsePage(query, spec.page)
   return { filter: parseFilter(query.filters, spec.filterContext), sort, ...page }
 }

@@ -2,7 +2,7 @@ import { invalidFilter } from '../errors.js'
 import { isRecord } from '../is-record.js'
 import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
 import { isObjectId, isObjectIdHex, objectIdHex } from '../shapes/object-id.js'
-import { checkClientKey, checkClientPath } from './check-client-path.js'
+import { checkClientKey, checkClientPath, checkReference, type ReferenceGuard } from './check-client-path.js'
 import type { Condition, Filter, FilterValue } from './filter.js'
 import { checkClientRegex } from './regex-safety.js'
 
@@ -27,6 +27,8 @@ export interface FilterContext {
   /** Field types for value checks (the input model's: it knows which fields hold ObjectIds). */
   typed: ShapeNode
   limits: FilterLimits
+  /** Top-level fields clients may not name (populated references the caller may not follow); never set for a scope (server code). */
+  guard?: ReferenceGuard | undefined
 }
 
 const LOGICAL = new Set(['$and', '$or', '$nor'])
@@ -94,6 +96,8 @@ class FilterParser {
     // Same answer for hidden and non-existent fields: a client cannot probe what exists.
     const seen = nodeAt(visible, shapePath)
     if (seen === undefined) throw invalidFilter(`filters: field "${key}" is not filterable`)
+    // A path of the document itself, at any depth of $and, $or and $nor (not a field of an $elemMatch item).
+    if (visible === this.context.visible) checkReference('filters', key, shapePath[0]!, this.context.guard)
     const node = nodeAt(typed, shapePath) ?? seen
     if (isRecord(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
       return { kind: 'field', path, conditions: this.conditions(key, value, node, seen, depth + 1) }

@@ -1,6 +1,6 @@
 import { invalidQuery } from '../errors.js'
 import type { ShapeNode } from '../shapes/model-shape.js'
-import { checkClientPath } from './check-client-path.js'
+import { checkClientPath, checkReference, type ReferenceGuard } from './check-client-path.js'
 import type { GroupFields } from './group-fields.js'
 import type { GroupMetric, GroupQuery, GroupSortKey, GroupsQueryString } from './group-query.js'
 import { refuseGuessedParameters } from './guessed-parameters.js'
@@ -18,6 +18,8 @@ export interface GroupSpec {
   readonly maxGroups: number
   /** The list's `maxSkip` holds here too. */
   readonly page: Pick<PageLimits, 'maxSkip'>
+  /** Top-level fields clients may not name (the list's filters guard: query/check-client-path.ts). */
+  readonly guard?: ReferenceGuard | undefined
 }
 
 /** A `_groups` request parsed (its filter apart: it is the list's, under the list's rules). */
@@ -33,8 +35,8 @@ const OPERATIONS = new Set(['sum', 'avg', 'min', 'max'])
 
 export function parseGroupQuery(raw: GroupsQueryString, spec: GroupSpec): ParsedGroups {
   refuseGuessedParameters(raw, spec.fields.visible)
-  const by = parseBy(raw.by, spec.fields.visible)
-  const metrics = parseMetrics(raw.metrics, spec.fields)
+  const by = parseBy(raw.by, spec.fields.visible, spec.guard)
+  const metrics = parseMetrics(raw.metrics, spec.fields, spec.guard)
   const names = { by: by.map((path) => path.name), metrics: metrics.map((metric) => metric.name) }
   const clash = names.by.find((name) => names.metrics.includes(name))
   if (clash !== undefined) throw invalidQuery(`by: "${clash}" is also the name of a metric; group by it under no metric of that name`)
@@ -50,13 +52,13 @@ export function parseGroupQuery(raw: GroupsQueryString, spec: GroupSpec): Parsed
 const items = (raw: string | readonly string[]) => (typeof raw === 'string' ? raw : raw.join(',')).split(',').map((item) => item.trim()).filter((item) => item !== '')
 
 /** `by=city,address.zip`: distinct single-valued fields clients may filter on. */
-function parseBy(raw: string | readonly string[] | undefined, visible: ShapeNode): Array<{ name: string, path: string }> {
+function parseBy(raw: string | readonly string[] | undefined, visible: ShapeNode, guard: ReferenceGuard | undefined): Array<{ name: string, path: string }> {
   const names = items(raw ?? '')
   if (names.length === 0) throw invalidQuery('by: name at least one field to group by')
   if (names.length > MAX_BY_FIELDS) throw invalidQuery(`by: more than the limit of ${MAX_BY_FIELDS} fields`)
   const twice = names.find((name, index) => names.indexOf(name) !== index)
   if (twice !== undefined) throw invalidQuery(`by: "${twice}" is named twice`)
-  return names.map((name) => ({ name, path: checkGroupable('by', name, visible).path }))
+  return names.map((name) => ({ name, path: checkGroupable('by', name, visible, guard).path }))
 }
 
 interface ParsedMetric {
@@ -65,24 +67,24 @@ interface ParsedMetric {
 }
 
 /** `metrics=count,sum:age`: `count`, or an operation on a field; `count` alone by default. */
-function parseMetrics(raw: string | readonly string[] | undefined, fields: GroupFields): ParsedMetric[] {
+function parseMetrics(raw: string | readonly string[] | undefined, fields: GroupFields, guard: ReferenceGuard | undefined): ParsedMetric[] {
   const asked = items(raw ?? 'count')
   if (asked.length === 0) throw invalidQuery('metrics: name at least one metric, such as count or sum:age')
   if (asked.length > MAX_METRICS) throw invalidQuery(`metrics: more than the limit of ${MAX_METRICS} metrics`)
-  const metrics = asked.map((item) => parseMetric(item, fields))
+  const metrics = asked.map((item) => parseMetric(item, fields, guard))
   const names = metrics.map((metric) => metric.name)
   const twice = names.find((name, index) => names.indexOf(name) !== index)
   if (twice !== undefined) throw invalidQuery(`metrics: "${twice}" is asked twice`)
   return metrics
 }
 
-function parseMetric(item: string, fields: GroupFields): ParsedMetric {
+function parseMetric(item: string, fields: GroupFields, guard: ReferenceGuard | undefined): ParsedMetric {
   if (item === 'count') return { name: 'count', metric: { op: 'count' } }
   const colon = item.indexOf(':')
   const op = colon === -1 ? item : item.slice(0, colon)
   if (colon === -1 || !OPERATIONS.has(op)) throw invalidQuery(`metrics: "${item}" is not a metric: use count, sum:<field>, avg:<field>, min:<field> or max:<field>`)
   const name = item.slice(colon + 1).trim()
-  const { path, node } = checkGroupable('metrics', name, fields.visible)
+  const { path, node } = checkGroupable('metrics', name, fields.visible, guard)
   const numeric = node.kind === 'any' || (node.kind === 'scalar' && node.types.has('number'))
   if ((op === 'sum' || op === 'avg') && !numeric) throw invalidQuery(`metrics: ${op} needs a number field, and "${name}" is not one`)
   // An integer sum is exact while the magnitudes of its values add up below 2^53; a field of no declared type may hold integers.
@@ -94,11 +96,12 @@ function parseMetric(item: string, fields: GroupFields): ParsedMetric {
  * A path a grouping may name: one clients may filter on, holding one value. Hidden and unknown fields
  * get the same answer, as in `filters`, so that a client cannot probe what exists.
  */
-function checkGroupable(parameter: 'by' | 'metrics', name: string, visible: ShapeNode): { path: string, node: ShapeNode } {
+function checkGroupable(parameter: 'by' | 'metrics', name: string, visible: ShapeNode, guard: ReferenceGuard | undefined): { path: string, node: ShapeNode } {
   const segments = checkClientPath(parameter, name)
   const identifier = segments[0] === 'id' && visible.kind === 'object' && visible.isDocument
   const found = singleValueAt(visible, identifier ? ['_id', ...segments.slice(1)] : segments)
   if (found === 'missing') throw invalidQuery(`${parameter}: field "${name}" is not groupable`)
+  checkReference(parameter, name, identifier ? '_id' : segments[0]!, guard)
   if (found === 'object') throw invalidQuery(`${parameter}: field "${name}" holds an object: name one of its fields`)
   if (found === 'array') throw invalidQuery(`${parameter}: field "${name}" holds a list, not one value`)
   return { path: segments.join('.'), node: found }

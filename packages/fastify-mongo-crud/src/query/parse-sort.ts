@@ -1,6 +1,6 @@
 import { invalidQuery } from '../errors.js'
 import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
-import { checkClientPath } from './check-client-path.js'
+import { checkClientPath, checkReference, type ReferenceGuard } from './check-client-path.js'
 import type { ListQueryString, SortSpec } from './list-query.js'
 
 /**
@@ -8,7 +8,7 @@ import type { ListQueryString, SortSpec } from './list-query.js'
  * silently preferring one would sort the opposite way from what half the clients meant.
  * The direction is validated even without `sort_by`, so a typo never passes unnoticed.
  */
-export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument: boolean): SortSpec | undefined {
+export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument: boolean, guard?: ReferenceGuard): SortSpec | undefined {
   const direction = parseDirection(query)
   if (query.sort_by === undefined || query.sort_by === '') return undefined
   // Checked before the shape is asked: below an open field (`Type.Record`) the shape accepts any name.
@@ -17,6 +17,7 @@ export function parseSort(query: ListQueryString, visible: ShapeNode, isDocument
   const identifier = (segments[0] === 'id' || segments[0] === '_id') && isDocument
   if (identifier) segments[0] = '_id'
   if (nodeAt(visible, segments) === undefined) throw invalidQuery(`sort_by: field "${query.sort_by}" is not sortable`)
+  checkReference('sort_by', query.sort_by, segments[0]!, guard)
   if (identifier) segments[0] = 'id'
   return { path: segments.join('.'), direction: direction ?? 1 }
 }

@@ -4,7 +4,6 @@ import type { RouterContext } from '../core/router-context.js'
 import type { Dependency } from '../options.js'
 import { allOf, type Filter } from '../query/filter.js'
 import { isObjectIdHex } from '../shapes/object-id.js'
-import type { WireDoc } from '../store/store.js'
 
 /**
  * How a populate of another router reads this router's documents: as this router's GET one would
@@ -14,7 +13,8 @@ import type { WireDoc } from '../store/store.js'
  */
 export function buildPopulateReader(context: RouterContext): PopulateReader {
   const dependencies = context.options.dependencies.GetOne
-  return async (ids, caller) => {
+  const dependsOnCaller = context.options.filterDependency !== undefined || dependencies.length > 0
+  const read: PopulateReader['read'] = async (ids, caller) => {
     // The service API runs no dependencies (docs/service-api.md); its populates run none either.
     if (caller.reply !== undefined && !(await passes(dependencies, caller.request, caller.reply))) return []
     const valid = [...new Set(ids.filter(isObjectIdHex).map((id) => id.toLowerCase()))]
@@ -22,6 +22,7 @@ export function buildPopulateReader(context: RouterContext): PopulateReader {
     const byId: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: valid }] }
     return context.store.find({ filter: allOf(byId, await context.scope(caller.request)), skip: 0 })
   }
+  return { read, dependsOnCaller }
 }
 
 /**

@@ -30,6 +30,13 @@ export interface Populator {
    */
   references(doc: WireDoc): number
   /**
+   * Whether clients may not name `field` (a top-level field) in `filters`, `sort_by` or `_groups`: it is
+   * populated, and what its target router answers depends on the caller (a row scope, GetOne
+   * dependencies), or that router is not known yet. A filter, a sort or a group on the ids would tell
+   * what GET hides: that a board holds the id of a note the caller may not read, or how many it holds.
+   */
+  guards(field: string): boolean
+  /**
    * Chooses the output model of each populate declared without one: the `modelOut` of a router of
    * the app serving the target collection. Called once every router has registered; returns, for each
    * populate left with its full model, a warning naming the fields it exposes.
@@ -46,6 +53,8 @@ interface PlannedPopulate {
   collection: string
   /** Reads the target's documents for a caller; until `resolve`, as declared (no router known). */
   read: (ids: readonly string[], caller: Caller) => Promise<WireDoc[]>
+  /** Clients may not name the field (`Populator.guards`); until `resolve`, they may not (nothing is known of the target). */
+  guarded: boolean
 }
 
 /**
@@ -73,7 +82,7 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
     properties[populate.field] = many ? { type: 'array', items: { $ref: `${target.$id}#` } } : nullableCopy(target)
     if (populate.modelOut === undefined) unresolved.push({ populate, many })
     const store = createCollectionStore(options.db, populate.collection, buildShape(populate.model), { maxTimeMS: options.maxTimeMS })
-    planned.push({ field: populate.field, many, collection: populate.collection, read: (ids) => store.findByIds(ids) })
+    planned.push({ field: populate.field, many, collection: populate.collection, read: (ids) => store.findByIds(ids), guarded: true })
   }
   const outSchema = { ...baseOut, $id: `${baseOut.$id}Populated`, properties } as MongoModelSchema
   return {
@@ -84,9 +93,11 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
         const serving = readers(plan.collection)
         // Read as every router of the app serving the collection would answer: a document one of
         // them hides from the caller is missing (an admin router beside a scoped one widens nothing).
+        // Without one, the collection is read as declared: the same documents for every caller.
         if (serving.length > 0) plan.read = (ids, caller) => readThroughAll(serving, ids, caller)
+        plan.guarded = serving.some((reader) => reader.dependsOnCaller)
       }
-      const warnings: string[] = []
+      const warnings = listedGuardedFields(planned, options)
       for (const { populate, many } of unresolved) {
         const served = find(populate.collection)
         if (served === undefined) {
@@ -101,6 +112,7 @@ export function buildPopulator(options: ResolvedRouterOptions, baseOut: MongoMod
       }
       return warnings
     },
+    guards: (field) => planned.some((plan) => plan.field === field && plan.guarded),
     references(doc) {
       let count = 0
       for (const { field } of planned) count += referenceCount(doc[field])
@@ -183,6 +195,24 @@ function objectCopy(target: MongoModelSchema): object {
   }
 }
 
+/**
+ * A warning for each guarded field `filterable` or `sortable` lists, or `defaultSort` sorts by: whether it
+ * is guarded is known only once every router has registered (the target's may register after this one),
+ * so none is a setup error. Requests naming it are refused (422) as when it is not listed; the router's
+ * own `defaultSort` is server code, and keeps sorting by it.
+ */
+function listedGuardedFields(planned: readonly PlannedPopulate[], options: ResolvedRouterOptions): string[] {
+  const warnings: string[] = []
+  for (const { field, collection, guarded } of planned) {
+    if (!guarded) continue
+    const held = `holds references to documents of '${collection}' that a router of this app shows only to some callers (a row scope or GetOne dependencies)`
+    const lists = (['filterable', 'sortable'] as const).filter((name) => options[name]?.includes(field) === true)
+    if (lists.length > 0) warnings.push(`'${field}' is listed in ${lists.join(' and ')}, but it ${held}: requests naming it in filters, sort_by or _groups are refused (422)`)
+    if (options.defaultSort?.field === field) warnings.push(`defaultSort sorts by '${field}', which ${held}: the order of the list tells callers which documents hold references GET does not show them`)
+  }
+  return warnings
+}
+
 /** The ids of a populated field, the first MAX_POPULATED_IDS of a list. */
 function idsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value]
@@ -197,10 +227,10 @@ function referenceCount(value: unknown): number {
 
 /** The documents every reader answers: the first reader's, kept when each of the others has them too. */
 async function readThroughAll(readers: readonly PopulateReader[], ids: readonly string[], caller: Caller): Promise<WireDoc[]> {
-  let docs = await readers[0]!(ids, caller)
+  let docs = await readers[0]!.read(ids, caller)
   for (const reader of readers.slice(1)) {
     if (docs.length === 0) break
-    const kept = new Set((await reader(docs.map((doc) => doc['id'] as string), caller)).map((doc) => doc['id']))
+    const kept = new Set((await reader.read(docs.map((doc) => doc['id'] as string), caller)).map((doc) => doc['id']))
     docs = docs.filter((doc) => kept.has(doc['id']))
   }
   return docs

@@ -26,8 +26,9 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
   const { store, options } = context
   const pageSpec = mainListPage(context)
   const { keepOnReplace, replaced } = replaceRules(context)
-  // Grouped by what the list filters on; documented with the output model's types (the stored model's for a hidden field `filterable` lists).
-  const groups: GroupSpec = { fields: groupFields(context.visible, [options.modelOut ?? options.model, options.model], routerRefs(options)), maxGroups: options.maxGroups, page: options }
+  // Grouped by what the list filters on (its guard of references too); documented with the output model's types (the stored model's for a hidden field `filterable` lists).
+  const fields = groupFields(context.visible, [options.modelOut ?? options.model, options.model], routerRefs(options))
+  const groups: GroupSpec = { fields, maxGroups: options.maxGroups, page: options, guard: context.filterContext.guard }
 
   async function itemOf(caller: Caller, id: string, refused: () => Error): Promise<Filter> {
     const filter = await context.itemFilter(caller.request, id)
