@@ -29,7 +29,8 @@ const HELD = new Set<string>()
  * name exists). A holder killed with `kill -9` leaves it behind: a lock whose process is no
  * longer alive on this host is stale and taken over, so the directory reopens after a crash.
  * "Alive" means the pid runs with the start time the lock recorded, so a reused pid (a restarted
- * container's app is pid 1 again) does not keep a stale lock. A live holder, this process
+ * container's app is pid 1 again) does not keep a stale lock, and has not exited: a holder that
+ * exited but was not reaped (a zombie, where no init reaps) keeps none either. A live holder, this process
  * included (one directory, one engine), gets a clear error. A lock from another host cannot be
  * checked and is assumed alive; its error names the lock file to remove.
  */
@@ -167,16 +168,24 @@ function isAlive(holder: Holder): boolean {
     // EPERM: the process exists, under another user.
     return (error as NodeJS.ErrnoException).code !== 'ESRCH'
   }
-  const started = startTimeOf(holder.pid)
-  return holder.started === undefined || started === undefined || started === holder.started
+  const stat = procStat(holder.pid)
+  // A zombie has exited: only its parent has not reaped it yet (a container's pid 1 that reaps nothing).
+  if (stat?.state === 'Z' || stat?.state === 'X') return false
+  return holder.started === undefined || stat?.started === undefined || stat.started === holder.started
 }
 
-/** A process's start time (clock ticks after boot, field 22 of /proc/<pid>/stat), where Linux tells it. */
+/** A process's start time (clock ticks after boot), where Linux tells it. */
 function startTimeOf(pid: number): string | undefined {
+  return procStat(pid)?.started
+}
+
+/** A process's state (field 3 of /proc/<pid>/stat: R, S, Z...) and start time (field 22), where Linux tells them. */
+function procStat(pid: number): { state: string | undefined, started: string | undefined } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name, which is in parentheses and may contain spaces; field 3 first.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return { state: fields[0], started: fields[19] }
   } catch {
     return undefined
   }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, statSync } from 'node:fs'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, open as openFile, readFile, rm, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -192,6 +192,30 @@ describe('locks left behind', () => {
   it('takes over a lock whose pid now belongs to another process, started later', { skip: !existsSync('/proc/self/stat') }, async () => {
     const dir = await tempDir()
     await leftLock(dir, { pid: process.ppid, host: hostname(), started: '1' })
+    const db = await openEmbedded({ path: dir })
+    await db.close()
+  })
+
+  it('takes over a lock whose holder exited but was not reaped (a zombie: a container without an init to reap it)', { skip: !existsSync('/proc/self/stat') }, async (t) => {
+    const dir = await tempDir()
+    // `cat` runs in the background, then its shell becomes `sleep`, which never reaps it: once `cat`
+    // exits (its fifo closed), it stays a zombie, as a killed engine does under a pid 1 that reaps nothing.
+    const fifo = join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const parent = spawn('sh', ['-c', 'cat "$1" > /dev/null & echo $!; exec sleep 60', 'sh', fifo], { stdio: ['ignore', 'pipe', 'ignore'] })
+    t.after(() => parent.kill('SIGKILL'))
+    const [line] = (await once(createInterface({ input: parent.stdout! }), 'line')) as [string]
+    const pid = Number(line)
+    await (await openFile(fifo, 'w')).close()
+    const fields = async () => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    }
+    // Waits until it has exited (state Z); bounded, not timed: each check is a read of /proc.
+    for (let check = 0; check < 10_000 && (await fields())[0] !== 'Z'; check++) await new Promise((resolve) => setImmediate(resolve))
+    const [state, , , , , , , , , , , , , , , , , , , started] = await fields()
+    assert.equal(state, 'Z')
+    await leftLock(dir, { pid, host: hostname(), started })
     const db = await openEmbedded({ path: dir })
     await db.close()
   })
