@@ -219,17 +219,6 @@ export class CollectionCore {
     return value ? [toValueKey(value['_id']), value] : undefined
   }
 
-  /** Every match, collected before any is changed (a write never sees its own effects). */
-  matching(filter: Document, maxTimeMS: number | undefined, collation?: Collation): Found[] {
-    const found: Found[] = []
-    const collated = filterCollation(filter, collation)
-    const matches = compileFilter(filter, collated)
-    for (const doc of scanDocuments(this.storage, this.pointKeys(filter, { collation: collated }), matches, startDeadline(maxTimeMS))) {
-      found.push([toValueKey(doc['_id']), doc])
-    }
-    return found
-  }
-
   *all(): Generator<Found> {
     const walk = this.storage.scan()
     try {

@@ -1,8 +1,8 @@
 import type { RouteDependencies } from '../dependency.js'
 import { SetupError } from '../errors.js'
-import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
+import type { InModel, OutModel } from '../models.js'
 import type { RouteName } from '../route-names.js'
-import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
+import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, relationModels, requireName } from './relation-options.js'
 
 /** Embedded items have no PUT route, so there is no `disableReplaceOne` to take, nor a `dependenciesReplaceOne` that would run. */
 export interface CRUDEmbedOptions<M extends InModel = InModel, O extends OutModel = OutModel>
@@ -30,14 +30,9 @@ export class CRUDEmbed<M extends InModel = InModel, O extends OutModel = OutMode
   readonly disabled: ReadonlySet<RouteName>
 
   constructor(options: CRUDEmbedOptions<M, O>) {
-    const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
-    refuseSnakeCaseKeys('CRUDEmbed', CODE, raw)
-    if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDEmbed: 'model' must be a model made by MongoModel()`)
-    this.model = raw['model'] as M
-    if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
-      throw new SetupError(CODE, `CRUDEmbed: 'modelOut' must be a model made by MongoModelOut()`)
-    }
-    this.modelOut = raw['modelOut'] as O | undefined
+    const { raw, model, modelOut } = relationModels<M, O>('CRUDEmbed', CODE, options)
+    this.model = model
+    this.modelOut = modelOut
     const name = requireName('CRUDEmbed', CODE, raw, 'embedName')
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new SetupError(CODE, `CRUDEmbed: 'embedName' must be a plain field name, received ${JSON.stringify(name)}`)

@@ -1,8 +1,8 @@
 import type { RouteDependencies } from '../dependency.js'
 import { SetupError } from '../errors.js'
-import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
+import type { InModel, OutModel } from '../models.js'
 import type { RouteName } from '../route-names.js'
-import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, refuseSnakeCaseKeys, requireName } from './relation-options.js'
+import { checkDependencies, checkDisabled, type DependencyOptions, type DisableOptions, relationModels, requireName } from './relation-options.js'
 
 export interface CRUDLookupOptions<M extends InModel = InModel, O extends OutModel = OutModel> extends RouteDependencies<M>, DisableOptions {
   /** Model of the children (made by MongoModel); dependencies of the child write routes see bodies of it. */
@@ -37,14 +37,9 @@ export class CRUDLookup<M extends InModel = InModel, O extends OutModel = OutMod
   readonly disabled: ReadonlySet<RouteName>
 
   constructor(options: CRUDLookupOptions<M, O>) {
-    const raw = (typeof options === 'object' && options !== null ? options : {}) as unknown as Record<string, unknown>
-    refuseSnakeCaseKeys('CRUDLookup', CODE, raw)
-    if (!isModel(raw['model'])) throw new SetupError(CODE, `CRUDLookup: 'model' must be a model made by MongoModel()`)
-    this.model = raw['model'] as M
-    if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
-      throw new SetupError(CODE, `CRUDLookup: 'modelOut' must be a model made by MongoModelOut()`)
-    }
-    this.modelOut = raw['modelOut'] as O | undefined
+    const { raw, model, modelOut } = relationModels<M, O>('CRUDLookup', CODE, options)
+    this.model = model
+    this.modelOut = modelOut
     this.collectionName = requireName('CRUDLookup', CODE, raw, 'collectionName')
     const prefix = requireName('CRUDLookup', CODE, raw, 'prefix')
     if (!/^[A-Za-z0-9_-]+$/.test(prefix)) {

@@ -1,5 +1,6 @@
 import type { Dependency } from '../dependency.js'
 import { SetupError, type SetupErrorCode } from '../errors.js'
+import { type InModel, isModel, isModelOut, type OutModel } from '../models.js'
 import { camel, ROUTE_NAMES, type RouteName } from '../route-names.js'
 
 /** The six per-route dependency keys, shared by routers and child declarations. */
@@ -77,4 +78,15 @@ export function describeValue(value: unknown): string {
   } catch {
     return String(value)
   }
+}
+
+/** The options object of a relation, refused when it uses snake_case keys, with its `model` and `modelOut` checked. */
+export function relationModels<M extends InModel, O extends OutModel>(owner: string, code: SetupErrorCode, options: unknown): { raw: Record<string, unknown>, model: M, modelOut: O | undefined } {
+  const raw = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>
+  refuseSnakeCaseKeys(owner, code, raw)
+  if (!isModel(raw['model'])) throw new SetupError(code, `${owner}: 'model' must be a model made by MongoModel()`)
+  if (raw['modelOut'] !== undefined && !isModelOut(raw['modelOut'])) {
+    throw new SetupError(code, `${owner}: 'modelOut' must be a model made by MongoModelOut()`)
+  }
+  return { raw, model: raw['model'] as M, modelOut: raw['modelOut'] as O | undefined }
 }
