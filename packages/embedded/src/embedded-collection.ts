@@ -203,10 +203,19 @@ export class EmbeddedCollection {
     }, options.maxTimeMS)
   }
 
-  async countDocuments(filter: Document, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'>> = {}): Promise<number> {
+  /** As the driver's: without a filter, every document. */
+  async countDocuments(filter: Document = {}, options: WithSession<Pick<FindOptions, 'maxTimeMS' | 'skip' | 'limit' | 'let' | 'collation'>> = {}): Promise<number> {
     let count = 0
     for await (const _ of this.find(filter, options)) count++
     return count
+  }
+
+  /**
+   * The documents of the collection, as the driver's `estimatedDocumentCount()`. The engine keeps no
+   * count beside its documents, so this is the exact count, read as `countDocuments({})` reads it.
+   */
+  estimatedDocumentCount(options: Pick<FindOptions, 'maxTimeMS'> = {}): Promise<number> {
+    return this.countDocuments({}, options)
   }
 
   findOneAndReplace(filter: Document, replacement: Document, options: WithSession<WithMetadata<FindOneAndOptions>>): Promise<ModifyResult>

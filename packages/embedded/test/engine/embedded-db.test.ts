@@ -31,6 +31,14 @@ for (const kind of ENGINES) {
       assert.equal(await coll.countDocuments({ k: 1 }), 2)
     })
 
+    it('counts as the driver does: countDocuments() without a filter counts every document, estimatedDocumentCount() the collection', async () => {
+      const coll = db().collection('counted')
+      for (const _id of [1, 2, 3]) await coll.insertOne({ _id })
+      assert.equal(await coll.countDocuments(), 3)
+      assert.equal(await coll.estimatedDocumentCount(), 3)
+      assert.equal(await db().collection('never-written').estimatedDocumentCount(), 0)
+    })
+
     it('rejects invalid collection names with InvalidNamespace, as the server does', () => {
       for (const name of ['', 'a$b', 'a\u0000b']) {
         assert.throws(() => db().collection(name), { name: 'MongoServerError', code: 73, codeName: 'InvalidNamespace' })
