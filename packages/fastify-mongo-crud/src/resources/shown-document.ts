@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify'
 import type { Caller } from '../core/router-context.js'
+import type { ListPresenter } from '../core/serve-list.js'
 import { DROP } from '../schema/fit-document.js'
 import type { WireDoc } from '../store/store.js'
 import type { Resource } from './resource.js'
@@ -9,8 +11,12 @@ import type { Resource } from './resource.js'
  * that carry documents inside another body (a batch's results), which write the text as it is.
  */
 export async function shownJson(resource: Resource, doc: WireDoc, caller: Caller): Promise<string | undefined> {
-  const { presenter } = resource
-  const fitted = presenter.fit(await resource.present(doc, caller), caller.request)
+  return presentedJson(resource.presenter, await resource.present(doc, caller), caller.request)
+}
+
+/** A document already presented (a list's page is populated at once) fitted and serialized; undefined when none of it can be served. */
+export function presentedJson(presenter: ListPresenter, doc: WireDoc, request: FastifyRequest): string | undefined {
+  const fitted = presenter.fit(doc, request)
   return fitted === DROP ? undefined : presenter.serialize(fitted)
 }
 

@@ -6,8 +6,7 @@ import type { Endpoint } from '../dispatch/endpoint.js'
 import { invalidQuery } from '../errors.js'
 import { type GroupsQueryString, groupsQuerySchema } from '../query/group-query.js'
 import { type ListQueryString, listQuerySchema, queryIssueDetail } from '../query/list-query.js'
-import { shownDocument } from '../resources/shown-document.js'
-import { DROP } from '../schema/fit-document.js'
+import { presentedJson, shownDocument } from '../resources/shown-document.js'
 import type { toValidationIssues } from '../schema/validation-issues.js'
 import type { WireDoc } from '../store/store.js'
 import type { CrudService, ServiceGroupsQuery, ServiceListQuery } from './crud-service.js'
@@ -36,10 +35,10 @@ export function buildCrudService(name: string, endpoint: Endpoint, compile: Fast
     }
     return result.value as Q
   }
-  /** A stored document as the routes answer it: fitted to the output model, serialized (hidden fields gone). */
+  /** A presented document as the routes answer it: fitted to the output model, serialized (hidden fields gone), as a value. */
   function show(doc: WireDoc, request: FastifyRequest): WireDoc | undefined {
-    const fitted = presenter.fit(doc, request)
-    return fitted === DROP ? undefined : (JSON.parse(presenter.serialize(fitted)) as WireDoc)
+    const json = presentedJson(presenter, doc, request)
+    return json === undefined ? undefined : (JSON.parse(json) as WireDoc)
   }
   const showOne = async (doc: WireDoc | undefined, request: FastifyRequest) => (doc === undefined ? {} : ((await shownDocument(resource, doc, { request })) ?? {}))
   const write = async (request: FastifyRequest, operation: WriteOperation) => (await dispatch(endpoint, operation, { request }, SERVICE_STEPS)).doc
