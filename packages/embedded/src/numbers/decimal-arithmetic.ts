@@ -90,22 +90,31 @@ export function divideDecimals(a: DecimalNumber, b: DecimalNumber): DecimalNumbe
   const ideal = a.exponent - b.exponent
   if (a.coefficient === 0n) return finite(negative, 0n, ideal)
   const shift = Math.max(0, DECIMAL_DIGITS + 2 + digitsOf(b.coefficient) - digitsOf(a.coefficient))
-  let quotient = (a.coefficient * 10n ** BigInt(shift)) / b.coefficient
+  const quotient = (a.coefficient * 10n ** BigInt(shift)) / b.coefficient
   const exact = quotient * b.coefficient === a.coefficient * 10n ** BigInt(shift)
-  let exponent = ideal - shift
+  const settled = settle(quotient, ideal - shift, exact, ideal)
+  return finite(negative, settled.coefficient, settled.exponent)
+}
+
+/**
+ * A result computed with extra digits (a quotient, a root) made a decimal of 34 digits at most: an
+ * exact one gives back trailing zeros down to the ideal exponent; an inexact one gets one more digit,
+ * non-zero (what was cut off is above zero, so a tie is never mistaken), then is rounded half to even.
+ */
+function settle(coefficient: bigint, exponent: number, exact: boolean, ideal: number): { coefficient: bigint, exponent: number } {
+  let digits = coefficient
+  let at = exponent
   if (exact) {
-    while (exponent < ideal && quotient % 10n === 0n) {
-      quotient /= 10n
-      exponent++
+    while (at < ideal && digits % 10n === 0n) {
+      digits /= 10n
+      at++
     }
   } else {
-    // One more digit, non-zero: what was cut off is above zero, so a tie is never mistaken.
-    quotient = quotient * 10n + 1n
-    exponent--
+    digits = digits * 10n + 1n
+    at--
   }
-  const excess = digitsOf(quotient) - DECIMAL_DIGITS
-  const rounded = excess > 0 ? roundAt(quotient, exponent, exponent + excess) : { coefficient: quotient, exponent }
-  return finite(negative, rounded.coefficient, rounded.exponent)
+  const excess = digitsOf(digits) - DECIMAL_DIGITS
+  return excess > 0 ? roundAt(digits, at, at + excess) : { coefficient: digits, exponent: at }
 }
 
 /** `a - b * trunc(a / b)`, exact, of `a`'s sign (fmod's rule, MongoDB's for `$mod`). */
@@ -157,20 +166,9 @@ export function sqrtDecimal(value: DecimalNumber): DecimalNumber {
   let shift = Math.max(0, 2 * (DECIMAL_DIGITS + 2) - digitsOf(value.coefficient))
   if ((value.exponent - shift) % 2 !== 0) shift++
   const scaled = value.coefficient * 10n ** BigInt(shift)
-  let root = integerSqrt(scaled)
-  let exponent = (value.exponent - shift) / 2
-  if (root * root === scaled) {
-    while (exponent < ideal && root % 10n === 0n) {
-      root /= 10n
-      exponent++
-    }
-  } else {
-    root = root * 10n + 1n
-    exponent--
-  }
-  const excess = digitsOf(root) - DECIMAL_DIGITS
-  const rounded = excess > 0 ? roundAt(root, exponent, exponent + excess) : { coefficient: root, exponent }
-  return finite(false, rounded.coefficient, rounded.exponent)
+  const root = integerSqrt(scaled)
+  const settled = settle(root, (value.exponent - shift) / 2, root * root === scaled, ideal)
+  return finite(false, settled.coefficient, settled.exponent)
 }
 
 function integerSqrt(value: bigint): bigint {

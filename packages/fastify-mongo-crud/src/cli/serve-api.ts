@@ -1,6 +1,7 @@
 import { loadApiFile } from '../api-file/load-api-file.js'
 import { accessChecks } from '../api-file/to-openapi-options.js'
 import { verifyApiFileAt } from '../api-file/verify-api-file.js'
+import { firstEvent } from '../first-event.js'
 import { chooseLogFormat } from '../log-format.js'
 import { CommandFailure } from './command-failure.js'
 import type { ServeCommand } from './parse-serve-args.js'
@@ -28,15 +29,7 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
   const served = await startApi(loaded, command, env)
   // The handlers go in before the line scripts wait for: a signal sent as soon as it is read
   // must get a clean stop, not the default action of a signal nobody listens to yet.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolve()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
+  const stopped = firstEvent(process, ['SIGINT', 'SIGTERM'])
   const trusted = [...new Set([...accessChecks(loaded.api)].map((check) => check.header.toLowerCase()))]
   // Said at every start: anyone who reaches the port can send these headers.
   if (trusted.length > 0) {

@@ -7,6 +7,7 @@ import { Pacer } from '../core/pacer.js'
 import type { Caller, RouterContext } from '../core/router-context.js'
 import { credentialsExpiry } from '../credential-expiry.js'
 import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
+import { firstEvent } from '../first-event.js'
 import { partialEvaluate } from '../query/evaluate-filter.js'
 import type { Filter } from '../query/filter.js'
 import type { Resource } from '../resources/resource.js'
@@ -163,15 +164,7 @@ function atExpiry(at: number | undefined, expire: () => void): () => void {
 
 /** Resolves once `out` has taken what it held (or closed). */
 function drained(out: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      out.off('drain', done)
-      out.off('close', done)
-      resolve()
-    }
-    out.on('drain', done)
-    out.on('close', done)
-  })
+  return firstEvent(out, ['drain', 'close'])
 }
 
 /**
