@@ -63,7 +63,7 @@ describe('API file errors point at the line and column of the offending value', 
     const t = text(file)
     assert.deepEqual(issuesOf(t), [
       `${locate(t, '"colection"')} unknown key 'colection' in 'notes': did you mean 'collection'? (/routers/notes/colection)`,
-      `${locate(t, '"owner"', locate(t, '"/tags"'))} unknown key 'owner' in 'tags' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, defaultSort, notFoundStatus, disable, guards, scope, limits, populates, lookups, embeds) (/routers/tags/owner)`,
+      `${locate(t, '"owner"', locate(t, '"/tags"'))} unknown key 'owner' in 'tags' (allowed: prefix, collection, model, modelOut, hidden, tags, name, singular, identifierField, indexes, filterable, sortable, defaultSort, notFoundStatus, disable, guards, scope, access, limits, populates, lookups, embeds) (/routers/tags/owner)`,
     ])
   })
 

@@ -60,6 +60,7 @@ export type RequestErrorCode =
   | 'FMC_ERR_EVENTS_GONE'
   | 'FMC_ERR_EVENTS_RESUME'
   | 'FMC_ERR_EVENTS_UNSUPPORTED'
+  | 'FMC_ERR_ACCESS_REFUSED'
 
 /**
  * An HTTP error with a status and a `detail`. Dependencies throw it to refuse a request
@@ -158,3 +159,6 @@ export const badLastEventId = (detail: string) => new HTTPException(400, detail,
 /** `_events` on a database without change streams (a standalone MongoDB). */
 export const eventsUnsupported = () =>
   new HTTPException(501, 'This database has no change streams: MongoDB needs a replica set (a single-node one will do)', 'FMC_ERR_EVENTS_UNSUPPORTED')
+
+/** No role of the router's `access` policy holds for the caller (401 when it sent no credentials), or its role may not do this (docs/security.md, Access policy). */
+export const accessRefused = (status: 401 | 403, detail: string) => new HTTPException(status, detail, 'FMC_ERR_ACCESS_REFUSED')

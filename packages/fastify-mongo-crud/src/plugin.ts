@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
+import { type AccessPolicy, compileAccess } from './access/compile-access.js'
 import { appRegistry } from './app-registry.js'
 import { BATCH_SEGMENT, mountBatchRoute } from './batch/batch-route.js'
 import { eventStreamsOf } from './core/event-streams.js'
@@ -10,6 +11,7 @@ import { collectionEndpoint, type Endpoint, lookupEndpoint } from './dispatch/en
 import { batchNames } from './docs/batch-names.js'
 import { withListQueryDocs } from './docs/list-query-docs.js'
 import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
+import { SetupError } from './errors.js'
 import type { MongoModelSchema } from './models.js'
 import { refuseUnshownPaths } from './options/shown-paths.js'
 import { type CRUDRouterOptions, type ResolvedRouterOptions, resolveRouterOptions } from './options.js'
@@ -46,7 +48,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   const options = resolveRouterOptions(rawOptions)
   registerRouterModels(fastify, options)
   const { model } = options
-  const { baseOut, patch, typed, visible, sortable, populator, out } = routerShapes(options)
+  const { baseOut, patch, typed, visible, sortable, populator, out, policy } = routerShapes(options)
 
   // What a create or replace sends (schema/request-body.ts): a model with defaulted fields is written inline,
   // and is then a component only where it is the answer too (an unused component is a lint warning).
@@ -59,7 +61,7 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     // Populated references the caller may not follow are named by no client filter, sort or group (relations/populate.ts).
     { visible, typed, limits: options.filterLimits, guard: populator === undefined ? undefined : (field: string) => populator.guards(field) },
     { body, patch: ref(patch), read: ref(out) },
-    populator === undefined ? async (doc) => doc : async (doc, caller) => (await populator.populate([doc], caller))[0]!
+    populator === undefined ? async (doc) => doc : async (doc, caller) => (await populator.populate([doc], caller))[0]!, policy
   )
   appRegistry(fastify).addReader(options.db, options.collectionName, buildPopulateReader(context))
   const lookups = options.lookups.map((lookup) => planLookup(lookup, options, context))
@@ -132,10 +134,40 @@ function routerShapes(options: ResolvedRouterOptions) {
   const typed = buildShape(options.model)
   // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
   const outShape = buildShape(baseOut, routerRefs(options))
+  // What some role of the `access` policy does not see is named by no client and no policy filter: whoever
+  // asks, a filter, an order or a grouping on it would reveal its values to the roles that do not see it.
+  const policy = compileAccess(options.access, options.accessClaims, {
+    collectionName: options.collectionName,
+    fields: new Set(Object.keys(options.model.properties)),
+    filterContext: (hidden) => ({ visible: withoutFields(outShape, hidden), typed, limits: options.filterLimits }),
+  })
+  if (policy !== undefined) refuseRoleHiddenPaths(options, policy)
+  const shown = policy === undefined ? outShape : withoutFields(outShape, policy.hiddenByAnyRole)
   // Clients name only what responses show: `filterable`, `sortable` and `defaultSort` may not open a hidden path.
-  refuseUnshownPaths(options, typed, outShape)
-  const visible = options.filterable === undefined ? outShape : restrictShape(typed, options.filterable, outShape)
-  const sortable = options.sortable === undefined ? outShape : restrictShape(typed, options.sortable, outShape)
+  refuseUnshownPaths(options, typed, shown)
+  const visible = options.filterable === undefined ? shown : restrictShape(typed, options.filterable, shown)
+  const sortable = options.sortable === undefined ? shown : restrictShape(typed, options.sortable, shown)
   const populator = buildPopulator(options, baseOut, typed)
-  return { baseOut, patch: partialModel(options.model), typed, visible, sortable, populator, out: populator?.outSchema ?? baseOut }
+  return { baseOut, patch: partialModel(options.model), typed, visible, sortable, populator, out: populator?.outSchema ?? baseOut, policy }
+}
+
+/** A shape without some top-level fields (those a role of the policy does not see). */
+function withoutFields(shape: ShapeNode, hidden: ReadonlySet<string>): ShapeNode {
+  if (hidden.size === 0 || shape.kind !== 'object') return shape
+  return { ...shape, fields: new Map([...shape.fields].filter(([name]) => !hidden.has(name))) }
+}
+
+/** `filterable`, `sortable` and `defaultSort` may not name a field a role does not see (its values would show through). */
+function refuseRoleHiddenPaths(options: ResolvedRouterOptions, policy: AccessPolicy): void {
+  const named = [
+    ...(['filterable', 'sortable'] as const).flatMap((key) => (options[key] ?? []).map((path, position) => [`${key}[${position}]`, path] as const)),
+    ...(options.defaultSort === undefined ? [] : [['defaultSort.field', options.defaultSort.field] as const]),
+  ]
+  for (const [option, path] of named) {
+    const top = path.split('.')[0]!
+    const role = policy.roles.find((candidate) => candidate.hiddenFields.includes(top))
+    if (role !== undefined) {
+      throw new SetupError('FMC_ERR_OPTIONS_INVALID', `CRUDRouter: '${option}' names '${path}', which the access role '${role.role}' does not see: a filter or an order on it would reveal its values to that role`)
+    }
+  }
 }

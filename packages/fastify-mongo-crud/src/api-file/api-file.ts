@@ -105,6 +105,8 @@ export interface RouterDeclaration extends ModelUse, Pick<PlainRouterOptions, Sh
   /** The router option `collectionName`. */
   collection: string
   scope?: Scope
+  /** Roles and what each may do (docs/security.md, Access policy). */
+  access?: ReadonlyArray<Record<string, unknown>>
   limits?: RouterLimits
   populates?: Array<{ field: string, router: string }>
   lookups?: LookupDeclaration[]

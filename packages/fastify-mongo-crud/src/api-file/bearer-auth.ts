@@ -14,6 +14,8 @@ export interface BearerAuth {
   readonly scheme: string
   /** The request's claims, verified once per request; a missing or invalid token throws 401 with its `WWW-Authenticate` challenge. */
   claims(request: FastifyRequest): Promise<Claims>
+  /** The same, but undefined when the request sent no token (an `access` policy's public role); an invalid one still throws 401. */
+  optionalClaims(request: FastifyRequest): Promise<Claims | undefined>
 }
 
 /** The OpenAPI scheme of the file's token checks (to-openapi-options.ts declares it). */
@@ -55,16 +57,18 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
     }
   }
   const verified = new WeakMap<FastifyRequest, Promise<Claims>>()
+  const claims = (request: FastifyRequest) => {
+    let found = verified.get(request)
+    if (found === undefined) {
+      found = verify(request)
+      verified.set(request, found)
+    }
+    return found
+  }
   return {
     scheme: authSchemeName(auth),
-    claims(request) {
-      let claims = verified.get(request)
-      if (claims === undefined) {
-        claims = verify(request)
-        verified.set(request, claims)
-      }
-      return claims
-    },
+    claims,
+    optionalClaims: async (request) => (requestToken(request, auth.cookie) === undefined ? undefined : claims(request)),
   }
 }
 

@@ -54,6 +54,43 @@ const scope: JsonSchemaObject = {
   },
 }
 
+/** A role's right to one operation: all documents, none, or those a filter matches. */
+const accessGrant = (op: string): JsonSchemaObject => ({
+  description: `${op}: true (every document), false (none: 403, the default) or a filter in the closed grammar whose values may be { "$claim": "<name>" } or { "$header": "<name>" }`,
+  anyOf: [{ type: 'boolean' }, { type: 'object' }],
+})
+
+const access: JsonSchemaObject = {
+  type: 'array',
+  minItems: 1,
+  description: 'Who may read, create, update and delete what, and see which fields: an ordered list of roles, the first whose when holds applying (none: 403, or 401 without credentials).',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['role'],
+    properties: {
+      role: { type: 'string', minLength: 1, description: 'The role\'s name.' },
+      when: {
+        type: 'object',
+        additionalProperties: false,
+        description: "When the role applies: { claim, equals? } (a claim of the token 'auth' verified) or { header, equals? } (a header a trusted gateway sets); without equals, present and non-empty. Absent: always.",
+        anyOf: [{ required: ['claim'] }, { required: ['header'] }],
+        properties: {
+          claim: claimName,
+          header: ref('header'),
+          equals: { description: 'a value, or a list of accepted values', anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number', 'boolean'] }, minItems: 1 }] },
+        },
+      },
+      read: accessGrant('read'),
+      create: accessGrant('create'),
+      update: accessGrant('update'),
+      delete: accessGrant('delete'),
+      hiddenFields: { ...ref('fieldList'), description: 'Top-level fields this role never sees, beyond the output model.' },
+      readOnlyFields: { ...ref('fieldList'), description: 'Top-level fields this role may not set.' },
+    },
+  },
+}
+
 const relations: JsonSchemaObject = {
   populates: {
     type: 'array',
@@ -107,6 +144,7 @@ export const router: JsonSchemaObject = {
     disable: ref('routerDisable'),
     guards: ref('guards'),
     scope,
+    access,
     limits: ref('routerLimits'),
     ...relations,
   },

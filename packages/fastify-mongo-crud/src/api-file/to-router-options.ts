@@ -53,6 +53,7 @@ export function toRouterOptions({ api }: LoadedApiFile, catalog: ModelCatalog, d
     ...toDisabled(router.disable),
     ...toDependencies(router.guards, first, auth),
     ...(scope === undefined ? {} : { filterDependency: scope.filterDependency, filtersUnderScope: router.scope?.filters ?? FILE_FILTERS_UNDER_SCOPE, clientIdsUnderScope: router.scope?.clientIds ?? 'refuse' }),
+    ...(router.access === undefined ? {} : { access: router.access as unknown as NonNullable<CRUDRouterOptions['access']>, ...(auth === undefined ? {} : { accessClaims: auth.optionalClaims }) }),
     populates: (router.populates ?? []).map((populate) => {
       const target = api.routers[populate.router]!
       const targetOut = catalog.output(target, populate.router)

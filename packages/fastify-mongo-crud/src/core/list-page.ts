@@ -36,16 +36,18 @@ export const nextLinkHeader = {
  * Applies counts, `fields=` and cursors to a parsed list query. The count runs on the very filter the
  * page is read with (scope included, before the cursor's position); a cursor only narrows that filter.
  * `within` is what the list is read inside of besides its filter (an embedded list's parent): a cursor
- * is bound to it too, so it never continues another parent's list.
+ * is bound to it too, so it never continues another parent's list. `hidden`: the fields the caller's
+ * role does not see (access/compile-access.ts), never read.
  */
 export async function prepareListPage(
   spec: ListPageSpec,
   { request, reply }: Caller,
   parsed: ListQuery,
   raw: ListQueryString,
-  within?: ListQuery['filter']
+  within?: ListQuery['filter'],
+  hidden?: ReadonlySet<string>
 ): Promise<PreparedPage> {
-  const fields = spec.selectFields(request, raw.fields)
+  const fields = spec.selectFields(request, raw.fields, hidden)
   // Counts and the next page's Link are response headers: a caller without a reply (the service API) gets neither.
   if (reply !== undefined) await answerTotalCount(request, reply, parsed.filter, spec.count, spec.estimatedCount)
   const cursors = spec.cursors

@@ -24,12 +24,11 @@ export async function parseListQuery(context: RouterContext, request: FastifyReq
   return { ...parseClientQuery(rest, context.listSpec), filter: await listFilter(context, request, filters) }
 }
 
-/** What a list (and its groups) reads: the client's `filters` under the router's scope. */
+/** What a list (and its groups and events) reads: the client's `filters` under what the caller may read. */
 export async function listFilter(context: RouterContext, request: FastifyRequest, filters: string | undefined): Promise<Filter | undefined> {
-  const scoped = context.options.filterDependency !== undefined
-  // With a scope, client filters are ignored (docs/security.md, Row scope) unless the router ANDs them with it:
-  // either way the scope is never widened.
-  if (scoped && context.options.filtersUnderScope !== 'and') return context.scope(request)
-  const filter = parseFilter(filters, context.filterContext)
-  return scoped ? allOf(await context.scope(request), filter) : filter
+  const readable = (await context.access(request)).grant('read')
+  // Under a `filterDependency` scope, client filters are ignored (docs/security.md, Row scope) unless the
+  // router ANDs them with it: either way what the caller may read is never widened.
+  if (context.options.filterDependency !== undefined && context.options.filtersUnderScope !== 'and') return readable
+  return allOf(readable, parseFilter(filters, context.filterContext))
 }

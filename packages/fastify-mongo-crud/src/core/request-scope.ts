@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { ResolvedRouterOptions } from '../options.js'
-import type { Filter } from '../query/filter.js'
+import { type Filter, MATCH_NOTHING } from '../query/filter.js'
 import { type FilterContext, parseFilterObject } from '../query/parse-filter.js'
 
 /**
@@ -46,8 +46,6 @@ export function requestScope(options: ResolvedRouterOptions, scopeContext: Filte
   }
 }
 
-/** A filter no document matches (`id` in an empty set): what an unusable scope becomes. */
-const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
 
 /** The dotted path of the first `undefined` value in a scope object, if any. */
 function findUndefined(value: unknown, path = ''): string | undefined {

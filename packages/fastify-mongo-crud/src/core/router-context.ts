@@ -1,9 +1,12 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { AccessOp } from '../access/access-options.js'
+import { type AccessDecision, type AccessPolicy, OPEN_ACCESS, reachable } from '../access/compile-access.js'
 import { type HTTPException, notFound } from '../errors.js'
 import type { Dependency, ResolvedRouterOptions, RouteName } from '../options.js'
 import { defaultSorter } from '../query/default-sort.js'
 import { allOf, type Filter, fieldEquals } from '../query/filter.js'
 import type { ListSpec } from '../query/parse-client-query.js'
+import { withholdFields } from '../query/parse-fields.js'
 import type { FilterContext, } from '../query/parse-filter.js'
 import { errorRef } from '../schema/error-schemas.js'
 import { nodeAt, type ShapeNode } from '../shapes/model-shape.js'
@@ -49,13 +52,18 @@ export interface RouterContext {
   readonly refs: { body: object, patch: object, read: object }
   /** A stored document as GET one answers it (populated); writes answer the same shape. */
   present(doc: WireDoc, caller: Caller): Promise<WireDoc>
+  /** The router's compiled `access` policy, if it has one. */
+  readonly policy: AccessPolicy | undefined
+  /** Whether what a caller may reach depends on the caller: an `access` policy or a `filterDependency` scope. */
+  readonly guarded: boolean
   /**
-   * The compiled scope of `filterDependency` for this request (computed once per request); undefined
-   * when there is none. A scope the router cannot use matches nothing, and the error is logged once.
+   * What the caller may do here (computed once per request): the `access` policy's decision, each
+   * operation's filter ANDed with the `filterDependency` scope. Throws the policy's 401 or 403 when no
+   * role applies. A scope or policy filter the router cannot use matches nothing, logged once.
    */
-  scope(request: FastifyRequest): Promise<Filter | undefined>
-  /** Identifier (the path's, or `id`) AND scope; undefined when the identifier cannot match any document. */
-  itemFilter(request: FastifyRequest, id?: string): Promise<Filter | undefined>
+  access(request: FastifyRequest): Promise<AccessDecision>
+  /** Identifier (the path's, or `id`) AND the filter of `op` (default `read`); undefined when the identifier cannot match any document. */
+  itemFilter(request: FastifyRequest, id?: string, op?: AccessOp): Promise<Filter | undefined>
   notFound(): HTTPException
   /** Route-level options shared by every generated route: tags, dependencies, error responses. */
   routeOptions(name: RouteName, responses: Record<number, object>): Pick<RouteShorthandOptions, 'schema' | 'preValidation'> & {
@@ -69,7 +77,8 @@ export function buildRouterContext(
   shapes: { typed: ShapeNode, visible: ShapeNode, sortable: ShapeNode, scopeShape: ShapeNode },
   filterContext: FilterContext,
   refs: RouterContext['refs'],
-  present: RouterContext['present']
+  present: RouterContext['present'],
+  policy?: AccessPolicy
 ): RouterContext {
   const itemParam = options.identifierField === '_id' ? 'id' : options.identifierField
   /** The identifier as filters name it (the API's `id` for `_id`). */
@@ -77,6 +86,7 @@ export function buildRouterContext(
   const identifierNode = nodeAt(shapes.typed, [options.identifierField]) ?? { kind: 'any' }
   // The scope is server code: it names any stored field, the references clients may not name too.
   const scope = requestScope(options, { visible: shapes.scopeShape, typed: shapes.typed, limits: filterContext.limits })
+  const access = accessOf(policy, scope)
   const place = collectionPlace(options.db, options.collectionName)
   const baseSpec: ListSpec = { sortable: shapes.sortable, filterContext, page: options }
   // Checked here, at registration, by the rule a request's `sort_by` meets.
@@ -98,17 +108,50 @@ export function buildRouterContext(
       return placeKey(options.etagKey, [...place, embedName, String(identifierValue(raw, identifierNode) ?? raw)])
     },
     refs,
-    present,
-    scope,
-    async itemFilter(request, id) {
+    present: async (doc, caller) => withoutHidden(await present(doc, caller), (await access(caller.request)).hidden),
+    policy,
+    guarded: policy !== undefined || options.filterDependency !== undefined,
+    access,
+    async itemFilter(request, id, op = 'read') {
       const raw = id ?? (request.params as Record<string, string>)[itemParam] ?? ''
       const value = identifierValue(raw, identifierNode)
       if (value === undefined) return undefined
-      return allOf(fieldEquals(identifierPath, value), await scope(request))
+      return allOf(fieldEquals(identifierPath, value), reachable(await access(request), op))
     },
     notFound: () => notFound(options.notFoundStatus),
-    routeOptions: (name, responses) => routeOptionsOf(options, name, responses),
+    routeOptions: (name, responses) => withRoles(routeOptionsOf(options, name, responses), policy, name),
   }
+}
+
+/**
+ * The decision of each request, made once: the policy's (every operation open without one), each
+ * operation's filter ANDed with the `filterDependency` scope, which bounds every operation.
+ */
+function accessOf(policy: AccessPolicy | undefined, scope: (request: FastifyRequest) => Promise<Filter | undefined>) {
+  const decisions = new WeakMap<FastifyRequest, Promise<AccessDecision>>()
+  const decide = async (request: FastifyRequest): Promise<AccessDecision> => {
+    const decision = policy === undefined ? OPEN_ACCESS : await policy.decide(request)
+    withholdFields(request, decision.hidden)
+    const scoped = await scope(request)
+    if (scoped === undefined) return decision
+    return { ...decision, grant: (op) => allOf(decision.grant(op), scoped) }
+  }
+  return (request: FastifyRequest): Promise<AccessDecision> => {
+    let found = decisions.get(request)
+    if (found === undefined) {
+      found = decide(request)
+      decisions.set(request, found)
+    }
+    return found
+  }
+}
+
+/** A shown document without the fields the caller's role does not see. */
+export function withoutHidden(doc: WireDoc, hidden: ReadonlySet<string>): WireDoc {
+  if (hidden.size === 0) return doc
+  const shown: WireDoc = {}
+  for (const [field, value] of Object.entries(doc)) if (!hidden.has(field)) shown[field] = value
+  return shown
 }
 
 /** Route-level options shared by every generated route of the router: tags, dependencies, error responses. */
@@ -128,6 +171,27 @@ function routeOptionsOf(options: ResolvedRouterOptions, name: RouteName, respons
     },
   }
   return dependencies.length > 0 ? { schema, preValidation: dependencies.map(asHook) } : { schema }
+}
+
+/** The operation of the access policy each route is. */
+const OP_OF: Readonly<Record<RouteName, AccessOp>> = { GetAll: 'read', GetOne: 'read', CreateOne: 'create', ReplaceOne: 'update', UpdateOne: 'update', DeleteOne: 'delete' }
+const MAY = { all: 'every document', some: 'some documents', none: 'refused' } as const
+
+/**
+ * OpenAPI documents the roles of a route under a policy: in its description (what people read) and as
+ * `x-access-roles` (what tools read), with the 401 and 403 a policy answers.
+ */
+function withRoles(route: ReturnType<RouterContext['routeOptions']>, policy: AccessPolicy | undefined, name: RouteName): ReturnType<RouterContext['routeOptions']> {
+  if (policy === undefined) return route
+  const op = OP_OF[name]
+  const roles = policy.roles.map((role) => ({ role: role.role, may: role.grants[op] }))
+  const description = `Roles: ${roles.map((role) => `${role.role} (${MAY[role.may]})`).join(', ')}.`
+  const response = route.schema['response'] as Record<string, object>
+  const refusals = {
+    401: response[401] ?? { ...errorRef, description: 'No role of the access policy applies to a caller without credentials' },
+    403: response[403] ?? { ...errorRef, description: 'No role of the access policy applies to the caller, or its role may not do this' },
+  }
+  return { ...route, schema: { ...route.schema, description, 'x-access-roles': roles, response: { ...response, ...refusals } } }
 }
 
 /** Writes whose result `filterDependency` checks (403 when it would leave the scope). */

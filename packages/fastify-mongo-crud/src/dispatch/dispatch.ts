@@ -58,10 +58,10 @@ async function checkedBody(endpoint: Endpoint, request: FastifyRequest, operatio
   const body = structuredClone(operation.body)
   switch (operation.op) {
     case 'create':
-      await endpoint.fill?.(request, body)
+      await endpoint.fill?.(request, body, 'create')
       return checks.create(body)
     case 'replace':
-      await endpoint.fill?.(request, body)
+      await endpoint.fill?.(request, body, 'update')
       if (checks.replace === undefined) throw routeDisabled('replace')
       return checks.replace(body)
     case 'update': {

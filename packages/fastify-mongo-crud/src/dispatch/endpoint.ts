@@ -23,8 +23,8 @@ export interface Endpoint {
   guards(route: RouteName): readonly Dependency[]
   /** The router's `filterDependency`, which every operation runs too: its `securedBy` shows in OpenAPI. */
   readonly scope: unknown
-  /** Before a create's or a replace's body is checked: the fields the scope fixes (the router's own documents). */
-  readonly fill?: ((request: FastifyRequest, body: unknown) => Promise<void>) | undefined
+  /** Before a create's or a replace's (`update`) body is checked: the fields the scope or the role's filter fixes (the router's own documents). */
+  readonly fill?: ((request: FastifyRequest, body: unknown, op: 'create' | 'update') => Promise<void>) | undefined
   readonly checks: BodyChecks
   /** The bodies' schemas, as OpenAPI shows them. */
   readonly bodies: Bodies
@@ -39,7 +39,7 @@ export function collectionEndpoint(context: RouterContext, resource: Resource, b
     disabled: options.disabled,
     guards: (route) => options.dependencies[route],
     scope: options.filterDependency,
-    fill: options.filterDependency === undefined ? undefined : (request, body) => fillFromScope(context, request, body),
+    fill: context.guarded ? (request, body, op) => fillFromScope(context, request, body, op) : undefined,
     ...bodied,
   }
 }

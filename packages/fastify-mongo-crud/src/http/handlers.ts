@@ -42,7 +42,7 @@ export function groupsHandler(resource: Resource): Handler {
 export function getHandler(resource: Resource, param: string): Handler {
   return async (request, reply) => {
     const caller = { request, reply }
-    const fields = resource.selectFields(request, (request.query as { fields?: string }).fields)
+    const fields = await resource.selectFields(caller, (request.query as { fields?: string }).fields)
     const doc = await resource.get(caller, pathId(request, param), fields)
     // A projection is not the stored document: its tag could never pass an If-Match, so it gets none.
     if (fields === undefined && notModified(request, reply, doc, resource.tagKey(caller)) && resource.conditionalReads) return reply.code(304).send()

@@ -55,6 +55,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
   if (filterDependency !== undefined && typeof filterDependency !== 'function') {
     throw fail(`'filterDependency' must be a function, received ${describeValue(filterDependency)}`)
   }
+  const accessClaims = raw['accessClaims']
+  if (accessClaims !== undefined && typeof accessClaims !== 'function') throw fail(`'accessClaims' must be a function of the request, received ${describeValue(accessClaims)}`)
   const invalid = optionValueProblem(raw)
   if (invalid !== undefined) throw fail(invalid)
   const plain = raw as PlainRouterOptions
@@ -81,6 +83,8 @@ export function resolveRouterOptions(input: CRUDRouterOptions): ResolvedRouterOp
     dependencies: Object.freeze(Object.fromEntries(ROUTE_NAMES.map((name) => [name, deps[`dependencies${name}`]]))) as Record<RouteName, Dependency[]>,
     filterDependency: filterDependency as ResolvedRouterOptions['filterDependency'],
     filtersUnderScope: plain.filtersUnderScope ?? 'ignore',
+    access: raw['access'] as ResolvedRouterOptions['access'],
+    accessClaims: accessClaims as ResolvedRouterOptions['accessClaims'],
     clientIdsUnderScope: plain.clientIdsUnderScope ?? 'refuse',
     notFoundStatus: plain.notFoundStatus ?? 400,
     filterable: frozen(plain.filterable),

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { AccessClaims, AccessRole } from '../access/access-options.js'
 import type { CheckedScope, Dependency, ReadRequest, RouteDependencies, ScopeFilter } from '../dependency.js'
 import type { FieldNames, FieldPath, IdentifierField } from '../field-names.js'
 import type { InModel, MongoModelSchema, OutModel } from '../models.js'
@@ -54,6 +55,13 @@ export interface CRUDRouterOptions<M extends InModel = InModel, O extends OutMod
   lookups?: CRUDLookup[]
   embeds?: CRUDEmbed[]
   populates?: CRUDPopulate[]
+  /**
+   * Who may read, create, update and delete what, and see which fields: an ordered list of roles, the
+   * first whose `when` holds applying (docs/security.md, Access policy). Every channel asks it.
+   */
+  access?: AccessRole[]
+  /** Where the roles' `when: { claim }` and `{ $claim }` read the caller's verified claims (default: `request.user`, as @fastify/jwt sets it). */
+  accessClaims?: AccessClaims
   /** Returns the filter that scopes every route of the router (a `FilterDependency`); its keys are checked against the model. */
   filterDependency?: (request: FastifyRequest<ReadRequest>) => CheckedScope<M, S> | Promise<CheckedScope<M, S>>
   /**
@@ -83,6 +91,9 @@ export interface ResolvedRouterOptions {
   readonly disabledExtras: ReadonlySet<ExtraRouteName>
   readonly dependencies: Readonly<Record<RouteName, readonly Dependency[]>>
   readonly filterDependency: ((request: FastifyRequest) => unknown) | undefined
+  /** The `access` option as given (compiled against the model at registration, access/compile-access.ts). */
+  readonly access: readonly AccessRole[] | undefined
+  readonly accessClaims: AccessClaims | undefined
   readonly filtersUnderScope: 'ignore' | 'and'
   readonly clientIdsUnderScope: 'refuse' | 'allow'
   readonly notFoundStatus: 400 | 404

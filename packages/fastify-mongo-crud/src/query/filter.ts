@@ -30,6 +30,9 @@ export const fieldEquals = (path: string, value: FilterValue): Filter => ({
   conditions: [{ op: 'eq', value }],
 })
 
+/** A filter no document matches (`id` in an empty set): what an unusable scope or policy filter becomes. */
+export const MATCH_NOTHING: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: [] }] }
+
 /** AND of the given filters, dropping absent ones; `undefined` when nothing is left (match all). */
 export function allOf(...filters: Array<Filter | undefined>): Filter | undefined {
   const present = filters.filter((f): f is Filter => f !== undefined)

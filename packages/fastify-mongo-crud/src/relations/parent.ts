@@ -12,8 +12,8 @@ import type { WireDoc } from '../store/store.js'
  * What child routes (lookups and embeds) share: the parent is looked up through the parent router's
  * identifier and scope, so a child route can never reach a parent the caller could not GET.
  */
-export async function parentFilter(context: RouterContext, request: FastifyRequest): Promise<Filter> {
-  const filter = await context.itemFilter(request)
+export async function parentFilter(context: RouterContext, request: FastifyRequest, op: 'read' | 'update' = 'read'): Promise<Filter> {
+  const filter = await context.itemFilter(request, undefined, op)
   if (filter === undefined) throw context.notFound()
   return filter
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PopulateReader } from '../app-registry.js'
-import type { RouterContext } from '../core/router-context.js'
+import { type RouterContext, withoutHidden } from '../core/router-context.js'
 import type { Dependency } from '../options.js'
 import { allOf, type Filter } from '../query/filter.js'
 import { isObjectIdHex } from '../shapes/object-id.js'
@@ -13,16 +13,32 @@ import { isObjectIdHex } from '../shapes/object-id.js'
  */
 export function buildPopulateReader(context: RouterContext): PopulateReader {
   const dependencies = context.options.dependencies.GetOne
-  const dependsOnCaller = context.options.filterDependency !== undefined || dependencies.length > 0
+  const dependsOnCaller = context.guarded || dependencies.length > 0
   const read: PopulateReader['read'] = async (ids, caller) => {
     // The service API runs no dependencies (docs/service-api.md); its populates run none either.
     if (caller.reply !== undefined && !(await passes(dependencies, caller.request, caller.reply))) return []
     const valid = [...new Set(ids.filter(isObjectIdHex).map((id) => id.toLowerCase()))]
     if (valid.length === 0) return []
     const byId: Filter = { kind: 'field', path: 'id', conditions: [{ op: 'in', values: valid }] }
-    return context.store.find({ filter: allOf(byId, await context.scope(caller.request)), skip: 0 })
+    // What the caller's role may not read is missing; what it does not see of the rest, absent.
+    const access = await readAccess(context, caller.request)
+    if (access === undefined) return []
+    const docs = await context.store.find({ filter: allOf(byId, access.filter), skip: 0 })
+    return access.hidden.size === 0 ? docs : docs.map((doc) => withoutHidden(doc, access.hidden))
   }
   return { read, dependsOnCaller }
+}
+
+/** What the caller may read here, or undefined when no role lets it read at all (a refusal of the policy). */
+async function readAccess(context: RouterContext, request: FastifyRequest) {
+  try {
+    const decision = await context.access(request)
+    return decision.allows('read') ? { filter: decision.grant('read'), hidden: decision.hidden } : undefined
+  } catch (error) {
+    const status = (error as { statusCode?: unknown }).statusCode
+    if (status === 401 || status === 403) return undefined
+    throw error
+  }
 }
 
 /**

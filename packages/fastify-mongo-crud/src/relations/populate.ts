@@ -230,8 +230,12 @@ async function readThroughAll(readers: readonly PopulateReader[], ids: readonly 
   let docs = await readers[0]!.read(ids, caller)
   for (const reader of readers.slice(1)) {
     if (docs.length === 0) break
-    const kept = new Set((await reader.read(docs.map((doc) => doc['id'] as string), caller)).map((doc) => doc['id']))
-    docs = docs.filter((doc) => kept.has(doc['id']))
+    // Each router leaves out what the caller's role there does not see: only what every one shows is shown.
+    const shown = new Map((await reader.read(docs.map((doc) => doc['id'] as string), caller)).map((doc) => [doc['id'], doc]))
+    docs = docs.flatMap((doc) => {
+      const other = shown.get(doc['id'])
+      return other === undefined ? [] : [Object.fromEntries(Object.entries(doc).filter(([field]) => Object.hasOwn(other, field)))]
+    })
   }
   return docs
 }

@@ -31,6 +31,8 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
   // `fields=` and page cursors as on the main list (core/list-page.ts); counts read the one parent.
   const pageSpec = { selectFields: fieldSelector(child.out), cursors: { seal: new PageCursors(context.options.cursorSecret), typed: child.typed } }
   const parentOf = (caller: Caller) => parentFilter(context, caller.request)
+  // Writing an item is an update of its parent: under what the caller may update, not only read.
+  const writableParentOf = (caller: Caller) => parentFilter(context, caller.request, 'update')
   // Tags bound to the array and the parent of the request (core/etag.ts).
   const tagKey = (caller: Caller) => context.itemEtagKey(caller.request, embed.embedName)
   const { filterContext } = child.listSpec
@@ -40,18 +42,18 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
     const parent = await context.store.findOne(await parentOf(caller))
     throw parent === undefined ? context.notFound() : refused()
   }
-  const { targetOf, snapshotOf } = itemVersions(items, parentOf, tagKey, () => context.notFound())
+  const { targetOf, snapshotOf } = itemVersions(items, writableParentOf, tagKey, () => context.notFound())
 
   /** The item replaced whole (what a patch computed), guarded as `update` is. */
   async function overwrite(caller: Caller, id: string, body: WireDoc, pre: Preconditions): Promise<WireDoc> {
-    const parent = await parentOf(caller)
+    const parent = await writableParentOf(caller)
     const write = (unchanged: Snapshot | undefined) => writeOrExplain(() => items.replace(parent, id, body, unchanged), notUpdated)
     return (await conditionalWrite(pre, targetOf(caller, parent, id), notUpdated, write)) ?? explainMiss(caller, notUpdated)
   }
 
   return {
     presenter,
-    selectFields: pageSpec.selectFields,
+    selectFields: async (caller, raw) => pageSpec.selectFields(caller.request, raw),
     idKey: 'id',
     conditionalReads: true,
     tagKey,
@@ -77,18 +79,18 @@ export function embedResource(context: RouterContext, plan: EmbedPlan, presenter
       return fields === undefined ? item : selectOf(item, fields)
     },
     async create(caller, body, pre) {
-      const parent = await parentOf(caller)
+      const parent = await writableParentOf(caller)
       const created = await writeOrExplain(() => items.push(parent, body), notCreated)
       return created ?? explainMiss(caller, pre.createOnly === true ? exists : notCreated)
     },
     async update(caller, id, body, pre) {
       const changes = bodyWithoutId(body, id, '_id')
-      const parent = await parentOf(caller)
+      const parent = await writableParentOf(caller)
       const write = (unchanged: Snapshot | undefined) => writeOrExplain(() => items.update(parent, id, changes, unchanged), notUpdated)
       return (await conditionalWrite(pre, targetOf(caller, parent, id), notUpdated, write)) ?? explainMiss(caller, notUpdated)
     },
     async delete(caller, id, pre) {
-      const parent = await parentOf(caller)
+      const parent = await writableParentOf(caller)
       if (!(await conditionalWrite(pre, targetOf(caller, parent, id), notDeleted, (unchanged) => items.pull(parent, id, unchanged)))) await explainMiss(caller, notDeleted)
     },
     patch(caller, id, type, patch, pre) {

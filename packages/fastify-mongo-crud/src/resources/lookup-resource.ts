@@ -73,7 +73,7 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
 
   return {
     presenter,
-    selectFields: pageSpec.selectFields,
+    selectFields: async (caller, raw) => pageSpec.selectFields(caller.request, raw),
     idKey: 'id',
     conditionalReads: true,
     tagKey: () => key,

@@ -29,6 +29,8 @@ export interface PatchTarget {
   readonly shown: ReadonlySet<string>
   /** Top-level fields managed by other routes (embedded item arrays): never patched. */
   readonly kept: ReadonlySet<string>
+  /** Top-level fields the caller's role may not set (access/compile-access.ts): refused by name. */
+  readonly readOnly?: { readonly role: string, readonly fields: ReadonlySet<string> } | undefined
   /** The model's check of the document a patch makes (the PUT body's): a valid copy, or 422 at the field. */
   check(doc: WireDoc): WireDoc
 }
@@ -68,6 +70,7 @@ function refusePath(target: PatchTarget, path: readonly string[]): void {
   if (field === undefined) throw refuse('A patch names fields of the document, not the document itself')
   if (field === 'id' || field === '_id') throw refuse('The id of a document cannot be patched')
   if (target.kept.has(field)) throw refuse(`${field} is managed by its own routes`)
+  if (target.readOnly?.fields.has(field) === true && target.shown.has(field)) throw refuse(`The role '${target.readOnly.role}' may not set ${field}`)
   if (!target.shown.has(field) || declaredAt(target.typed, path) === undefined) throw refuse('Not a field of the model')
 }
 

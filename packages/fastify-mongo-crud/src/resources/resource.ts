@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify'
 import type { Preconditions } from '../core/conditional-request.js'
 import type { PreparedPage } from '../core/list-page.js'
 import type { Caller } from '../core/router-context.js'
@@ -24,8 +23,11 @@ export interface Resource {
   readonly presenter: ListPresenter
   /** Where the identifier of a created document is (its `Location`): `id`, or the identifier field. */
   readonly idKey: string
-  /** `fields=` of GET one, checked against the kind's output model (query/parse-fields.ts). */
-  readonly selectFields: (request: FastifyRequest, raw: string | undefined) => string[] | undefined
+  /**
+   * `fields=` of GET one, checked against the kind's output model and what the caller's role sees
+   * (query/parse-fields.ts); undefined without `fields=` (the whole document is read, and tagged).
+   */
+  selectFields(caller: Caller, raw: string | undefined): Promise<string[] | undefined>
   /** False where GET one may not answer 304: a populated document can change with its references. */
   readonly conditionalReads: boolean
   /** The key of the caller's tags (core/etag.ts): bound to the collection, and for items to the parent. */

@@ -19,7 +19,7 @@ export function buildReplaceRoute(context: RouterContext, resource: Resource, ur
     url,
     ...route,
     // A replace is a whole document: what the scope fixes is filled in as for a create.
-    ...preValidationFillingScope(context, route.preValidation),
+    ...preValidationFillingScope(context, route.preValidation, 'update'),
     schema: {
       ...route.schema,
       summary: `Replace one document of ${context.options.collectionName}`,

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AccessDecision } from '../access/compile-access.js'
 import { EventHeartbeat } from '../core/event-heartbeat.js'
 import type { EventStreams } from '../core/event-streams.js'
 import { listFilter } from '../core/main-list.js'
 import { Pacer } from '../core/pacer.js'
-import type { Caller, RouterContext } from '../core/router-context.js'
+import { type Caller, type RouterContext, withoutHidden } from '../core/router-context.js'
 import { credentialsExpiry } from '../credential-expiry.js'
 import { badLastEventId, eventsGone, eventsUnsupported, type HTTPException, StoreError } from '../errors.js'
 import { firstEvent } from '../first-event.js'
@@ -37,8 +38,9 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  */
 export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
   let warned = false
-  // Subscribers of the hub get the same change objects: a document without populates is shown once for all.
-  const shown = new WeakMap<WireDoc, Promise<string | undefined>>()
+  // Subscribers of the hub get the same change objects: a document without populates is shown once for
+  // all the subscribers of one role (what a role does not see differs from another's).
+  const shown = new WeakMap<WireDoc, Map<string, Promise<string | undefined>>>()
   return async (request, reply) => {
     const view = await listFilter(context, request, (request.query as { filters?: string }).filters)
     // A HEAD gets the feed's headers and no stream: its answer carries no body, so a stream would never send it.
@@ -66,7 +68,7 @@ export function eventsHandler(context: RouterContext, resource: Resource, stream
       }
       throw refused ?? error
     }
-    const show = presenterOf(context, resource, { request, reply }, shown)
+    const show = presenterOf(context, resource, { request, reply }, await context.access(request), shown)
     await stream(request, reply, { first, changes, view, show, streams, release })
     return reply
   }
@@ -196,21 +198,27 @@ function frame(kind: string, token: string, data: string): string {
  * Without populates the text is the same for every subscriber, and is made once per document (`shown`);
  * populates depend on the caller, and get a copy of the document each.
  */
-function presenterOf(context: RouterContext, resource: Resource, caller: Caller, shown: WeakMap<WireDoc, Promise<string | undefined>>) {
+function presenterOf(context: RouterContext, resource: Resource, caller: Caller, access: AccessDecision, shown: WeakMap<WireDoc, Map<string, Promise<string | undefined>>>) {
   const { presenter } = resource
   const idKey = context.options.identifierField === '_id' ? 'id' : context.options.identifierField
+  const role = access.role ?? ''
   const present = async (doc: WireDoc): Promise<string | undefined> => {
     const [populated] = presenter.populate ? await presenter.populate([structuredClone(doc)], caller) : [doc]
-    const fitted = presenter.fit(populated, caller.request)
+    const fitted = presenter.fit(withoutHidden(populated!, access.hidden), caller.request)
     if (fitted === DROP) return undefined
     return `{"id":${JSON.stringify(doc[idKey] ?? null)},"document":${presenter.serialize(fitted)}}`
   }
   if (presenter.populate) return present
   return (doc: WireDoc): Promise<string | undefined> => {
-    let text = shown.get(doc)
+    let texts = shown.get(doc)
+    if (texts === undefined) {
+      texts = new Map()
+      shown.set(doc, texts)
+    }
+    let text = texts.get(role)
     if (text === undefined) {
       text = present(doc)
-      shown.set(doc, text)
+      texts.set(role, text)
     }
     return text
   }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { TSchema } from 'typebox'
-import { selectedFields } from '../query/parse-fields.js'
+import { selectedFields, withheldFields } from '../query/parse-fields.js'
 import { DROP, type Fit, type FitIssue } from './fit-document.js'
 
 /** Where the documents a route answers are stored, to name them in warnings. */
@@ -37,13 +37,14 @@ export function createDocumentFitter(compileFit: (schema: TSchema) => Fit, schem
   }
 }
 
-/** A field left out by `fields=` was not read: its absence is no misfit to report. */
+/** A field left out by `fields=`, or withheld from the caller's role, was not read: its absence is no misfit to report. */
 function unselected(issues: FitIssue[], request: FastifyRequest): void {
   const selected = selectedFields(request)
-  if (selected === undefined) return
+  const withheld = withheldFields(request)
+  if (selected === undefined && withheld === undefined) return
   for (let i = issues.length - 1; i >= 0; i--) {
-    const issue = issues[i]!
-    if (!selected.has(issue.path.split('.')[0]!)) issues.splice(i, 1)
+    const field = issues[i]!.path.split('.')[0]!
+    if ((selected !== undefined && !selected.has(field)) || withheld?.has(field) === true) issues.splice(i, 1)
   }
 }
 

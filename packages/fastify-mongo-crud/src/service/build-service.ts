@@ -60,7 +60,7 @@ export function buildCrudService(name: string, endpoint: Endpoint, compile: Fast
       return resource.groups({ request }, validQuery<GroupsQueryString>(checkGroupsQuery, query))
     },
     async get({ request, id, fields }: { request: FastifyRequest, id: string, fields?: string }) {
-      return showOne(await resource.get({ request }, id, resource.selectFields(request, fields)), request)
+      return showOne(await resource.get({ request }, id, await resource.selectFields({ request }, fields)), request)
     },
     async create({ request, body }: { request: FastifyRequest, body: unknown }) {
       return showOne(await write(request, { op: 'create', body }), request)
