@@ -11,7 +11,7 @@ import { benchThroughput } from './http-throughput.ts'
 
 await benchThroughput()
 // Each of these runs in its own process, so their memory and JIT state do not mix.
-for (const script of ['./engine-reads.ts', './list-memory.ts', './wire-roundtrip.ts', './deep-page.ts', './groups.ts', './batch.ts', './events.ts', './event-loop.ts', './mixed-load.ts', ...(process.env['BENCH_SCALE'] === '1' ? ['./scale.ts'] : [])]) {
+for (const script of ['./engine-reads.ts', './list-memory.ts', './wire-roundtrip.ts', './deep-page.ts', './groups.ts', './batch.ts', './data-api.ts', './events.ts', './event-loop.ts', './mixed-load.ts', ...(process.env['BENCH_SCALE'] === '1' ? ['./scale.ts'] : [])]) {
   console.log('')
   const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))], { stdio: 'inherit' })
   if (child.status !== 0) process.exitCode = 1

@@ -270,7 +270,7 @@ describe('API file errors point at the line and column of the offending value', 
 
   it('a key named __proto__ stays a key (refused as unknown), never the prototype of the parsed object', () => {
     const t = '{ "models": {}, "routers": {}, "__proto__": { "polluted": true } }'
-    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, auth, cors, rateLimit, trustProxy, logLevel, openapi, models, routers) (/__proto__)`])
+    assert.deepEqual(issuesOf(t), [`1:32 unknown key '__proto__' in the file (allowed: $schema, title, version, description, database, limits, auth, cors, rateLimit, trustProxy, logLevel, openapi, dataApi, admin, models, routers) (/__proto__)`])
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 

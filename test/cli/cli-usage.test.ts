@@ -41,7 +41,7 @@ describe('fastify-mongo-crud: usage, help and version', { timeout: 120_000 }, ()
   it('--help and -h: the usage on stdout, listing every command, exit code 0', async () => {
     const { code, stdout, stderr } = await runCli(['--help'])
     assert.deepEqual({ code, stdout, stderr }, { code: 0, stdout: `${usageOf()}\n`, stderr: '' })
-    for (const command of ['init', 'serve <api.json>', 'check <api.json>', 'import <router> <file>', '-h, --help', '-v, --version']) assert.ok(stdout.includes(`  ${command} `), command)
+    for (const command of ['init', 'serve <api.json>', 'check <api.json>', 'import <router> <file>', 'import-rules <rules.json>', '-h, --help', '-v, --version']) assert.ok(stdout.includes(`  ${command} `), command)
     assert.deepEqual(parseCommandLine(['-h'], {}), { command: 'help' })
   })
 
@@ -50,7 +50,7 @@ describe('fastify-mongo-crud: usage, help and version', { timeout: 120_000 }, ()
     assert.equal(code, 0)
     assert.equal(stdout, `${usageOf('import')}\n`)
     assert.match(stdout, /^Usage: fastify-mongo-crud import <router> <documents\.json\|documents\.ndjson> \[--file api\.json\] \[--data \.\/data\]\n/)
-    for (const command of ['init', 'serve', 'check', 'import'] as const) {
+    for (const command of ['init', 'serve', 'check', 'import', 'import-rules'] as const) {
       assert.deepEqual(parseCommandLine([command, '--help'], {}), { command: 'help', topic: command })
       assert.deepEqual(parseCommandLine([command, 'x', '-h'], {}), { command: 'help', topic: command })
       assert.deepEqual(parseCommandLine(['help', command], {}), { command: 'help', topic: command })
@@ -64,9 +64,9 @@ describe('fastify-mongo-crud: usage, help and version', { timeout: 120_000 }, ()
     const { code, stdout, stderr } = await runCli(['srve', 'api.json'])
     assert.equal(code, 2)
     assert.equal(stdout, '')
-    assert.equal(stderr, `fastify-mongo-crud: unknown command 'srve' (commands: init, serve, check, import): did you mean 'serve'?\n\n${usageOf()}\n`)
-    assert.equal(refusal(['start']), "unknown command 'start' (commands: init, serve, check, import)")
-    assert.equal(refusal(['help', 'imprt']), "unknown command 'imprt' (commands: init, serve, check, import): did you mean 'import'?")
+    assert.equal(stderr, `fastify-mongo-crud: unknown command 'srve' (commands: init, serve, check, import, import-rules): did you mean 'serve'?\n\n${usageOf()}\n`)
+    assert.equal(refusal(['start']), "unknown command 'start' (commands: init, serve, check, import, import-rules)")
+    assert.equal(refusal(['help', 'imprt']), "unknown command 'imprt' (commands: init, serve, check, import, import-rules): did you mean 'import'?")
   })
 
   it("an unknown option: exit code 2, the closest option, then the command's usage", async () => {

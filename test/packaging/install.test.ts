@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const PACKAGES = ['packages/fastify-mongo-crud', 'packages/embedded', 'packages/linear-regex']
-/** What the router must not bring: the engine's native and query dependencies, ReDoc and its React. */
-const HEAVY = ['redoc', 'react', 'react-dom', 'lmdb', 'mingo', 'styled-components', '@fastify-mongo-crud/embedded']
+/** What the router must not bring: the engine's native and query dependencies, ReDoc and its React, the admin page's bundler. */
+const HEAVY = ['redoc', 'react', 'react-dom', 'lmdb', 'mingo', 'styled-components', '@fastify-mongo-crud/embedded', 'esbuild']
+/** What the admin page (docs/admin.md) may add to the installed package, its assets and its server code together. */
+const ADMIN_BUDGET_BYTES = 300_000
 
 interface LockEntry {
   link?: boolean
@@ -28,9 +30,13 @@ interface PackageJson {
   peerDependencies?: Record<string, string>
 }
 
-const tarballs = new Map<string, string[]>()
+const tarballs = new Map<string, Array<{ path: string, size: number }>>()
 /** The paths inside the package's tarball, from `npm pack --dry-run --json`. */
 function tarballFiles(dir: string): string[] {
+  return tarballEntries(dir).map((f) => f.path)
+}
+/** The files inside the package's tarball, with their sizes. */
+function tarballEntries(dir: string): Array<{ path: string, size: number }> {
   let files = tarballs.get(dir)
   if (!files) {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=false'], {
@@ -38,7 +44,7 @@ function tarballFiles(dir: string): string[] {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
     })
-    files = (JSON.parse(out) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
+    files = (JSON.parse(out) as [{ files: { path: string, size: number }[] }])[0].files
     tarballs.set(dir, files)
   }
   return files
@@ -122,6 +128,17 @@ describe('the router package (fastify-mongo-crud), as npm packs it', () => {
       assert.ok(files.includes(file), `${file} is not in the tarball (built? npm run build): ${files.join(', ')}`)
     }
     assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts'), 'dist/ is missing: npm run build')
+  })
+
+  it('carries the admin page (assets/admin/, built from admin-ui/, whose sources stay out), within its budget of 300 kB installed', () => {
+    const files = tarballEntries(dir)
+    const paths = files.map((f) => f.path)
+    for (const file of ['assets/admin/admin.js', 'assets/admin/admin.css', 'dist/admin/register-admin.js']) {
+      assert.ok(paths.includes(file), `${file} is not in the tarball (built? npm run build)`)
+    }
+    assert.deepEqual(paths.filter((path) => path.startsWith('admin-ui/')), [])
+    const bytes = files.filter((f) => /^(assets|dist|src)\/admin\//.test(f.path)).reduce((sum, f) => sum + f.size, 0)
+    assert.ok(bytes <= ADMIN_BUDGET_BYTES, `the admin page adds ${bytes} bytes to the package, over its budget of ${ADMIN_BUDGET_BYTES}`)
   })
 
   it('carries the `fastify-mongo-crud` command (bin: a committed file with a shebang that runs the built CLI) and the API file schema', () => {

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { registerAdmin } from './admin/register-admin.js'
 import { clientErrorHandler } from './client-error-handler.js'
-import { type OpenAPIDocsOptions, registerDocs } from './docs/register-docs.js'
+import { OPENAPI_PATH, type OpenAPIDocsOptions, registerDocs } from './docs/register-docs.js'
 import { handleError } from './error-handler.js'
 import { chooseLogFormat, formattedLogger, type LogFormat } from './log-format.js'
 
@@ -29,6 +30,8 @@ export interface CreateAppOptions {
    * without `stream`, `file` or `transport`); a `loggerInstance` is left as it is.
    */
   logFormat?: LogFormat
+  /** Serves the admin page at `GET /admin` (docs/admin.md); default false. */
+  admin?: boolean
 }
 
 /**
@@ -61,5 +64,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Fastify
     version: options.version ?? '1.0.0',
     ...(options.description === undefined ? {} : { description: options.description }),
   })
+  if (options.admin === true) await registerAdmin(app, { title: options.title ?? 'API', openapiUrl: OPENAPI_PATH })
   return app
 }

@@ -6,6 +6,7 @@ import { BATCH_SEGMENT, mountBatchRoute } from './batch/batch-route.js'
 import { eventStreamsOf } from './core/event-streams.js'
 import { listPresenters } from './core/list-presenter.js'
 import { buildRouterContext } from './core/router-context.js'
+import { addDataSource } from './data-api/data-sources.js'
 import { type Bodied, bodiedOf } from './dispatch/body-checks.js'
 import { collectionEndpoint, type Endpoint, lookupEndpoint } from './dispatch/endpoint.js'
 import { batchNames } from './docs/batch-names.js'
@@ -15,6 +16,7 @@ import { SetupError } from './errors.js'
 import type { MongoModelSchema } from './models.js'
 import { refuseUnshownPaths } from './options/shown-paths.js'
 import { type CRUDRouterOptions, type ResolvedRouterOptions, resolveRouterOptions } from './options.js'
+import type { ListSpec } from './query/parse-client-query.js'
 import { registerRouterModels } from './register-router-models.js'
 import { registerRouterSchemas } from './register-router-schemas.js'
 import { planEmbed } from './relations/embed-plan.js'
@@ -89,15 +91,15 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
   // Only the main list applies the scope, and ignores client filters unless the router ANDs them with it.
   const filtersIgnored = options.filterDependency !== undefined && options.filtersUnderScope === 'ignore'
   /** A generated route as it is registered: named for OpenAPI, its list parameters documented, its answers fitted. */
-  const mount = (routes: RouteOptions[], shape: ShapeNode, source: FitSource, own: Naming = naming, parent?: Naming) => {
-    for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), shape, options, filtersIgnored && parent === undefined), compileFit, source))
+  const mount = (routes: RouteOptions[], spec: ListSpec, source: FitSource, own: Naming = naming, parent?: Naming) => {
+    for (const route of routes) fastify.route(withFittedResponses(withListQueryDocs(withNames(route, own, parent), spec, options, filtersIgnored && parent === undefined), compileFit, source))
   }
   const source: FitSource = { collection: options.collectionName }
   // Every body check of each kind, built once (dispatch/body-checks.ts).
   const bodied = (bodies: Bodied['bodies'], url: string) => bodiedOf(validatorCompiler, bodies, url)
   const main = bodied({ create: context.refs.body, replace: context.refs.body, patch: context.refs.patch }, options.collectionName)
   const collection = collectionResource(context, presenter(out, source, populator), patching(main, out))
-  mount(buildMainRoutes(context, collection, fastify.prefix), sortable, source)
+  mount(buildMainRoutes(context, collection, fastify.prefix), context.listSpec, source)
   // An open `_events` response would keep the server from closing: closing the app ends them (docs/events.md).
   fastify.addHook('preClose', async () => eventStreamsOf(context).closeAll())
   // `<prefix>/_batch` (docs/batch.md; `disableBatch` leaves it out), and `<item>/<lookup>/_batch` for each lookup's children.
@@ -109,18 +111,20 @@ export async function CRUDRouter(fastify: FastifyInstance, rawOptions: CRUDRoute
     const children: FitSource = { collection: plan.lookup.collectionName }
     const kind = bodied({ create: ref(plan.createBody), replace: ref(plan.createBody), patch: ref(plan.child.patch) }, plan.lookup.collectionName)
     const resource = lookupResource(context, plan, presenter(plan.child.out, children), patching(kind, plan.child.out))
-    mount(buildLookupRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, children, childNames[index], naming)
+    mount(buildLookupRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec, children, childNames[index], naming)
     batch(lookupEndpoint(context, plan, resource, kind), `${itemUrl(context)}/${plan.lookup.prefix}/${BATCH_SEGMENT}`, childNames[index]!, naming)
   })
   embeds.forEach((plan, index) => {
     const items: FitSource = { collection: options.collectionName, embed: { field: plan.embed.embedName, parentParam: context.itemParam } }
     const kind = bodied({ create: ref(plan.child.model), patch: ref(plan.child.patch) }, `${options.collectionName}.${plan.embed.embedName}`)
     const resource = embedResource(context, plan, presenter(plan.child.out, items), patching(kind, plan.child.out))
-    mount(buildEmbedRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec.sortable, items, childNames[lookups.length + index], naming)
+    mount(buildEmbedRoutes(context, plan, resource, itemUrl(context)), plan.child.listSpec, items, childNames[lookups.length + index], naming)
   })
   // The same operations for handlers of the app's own (service/crud-service.ts), under the router's name.
   const service = buildCrudService(naming.plural, endpoint, validatorCompiler)
   appRegistry(fastify).addService(naming.plural, { service, model: options.model, modelOut: options.modelOut })
+  // What the app's Data API endpoint (data-api/) reaches this router by: the same context, policy and dispatch.
+  addDataSource(fastify, { name: naming.plural, context, endpoint, outModel: baseOut })
 }
 
 /** What a merge patch or JSON Patch of a kind is checked against: the PUT body's check (the create body's where the kind has no PUT), the fields shown. */

@@ -1,6 +1,7 @@
 import { LIMIT_KEYS } from '../options/router-option-schemas.js'
 import { disable, guard, guards, header, routeName, routerDisable, securityScheme, securitySchemeName } from './access-schemas.js'
 import type { JsonSchemaObject } from './api-file.js'
+import { dataApi } from './data-api-schema.js'
 import { field, fieldName, model, modelName, typeName } from './model-schemas.js'
 import { openapi } from './openapi-schema.js'
 import { fieldList, router, routerLimits } from './router-schema.js'
@@ -69,6 +70,8 @@ export function apiFileSchema(): JsonSchemaObject {
       trustProxy,
       logLevel,
       openapi,
+      dataApi,
+      admin: { type: 'boolean', description: 'true serves the admin page at /admin (docs/admin.md); the command\'s --admin turns it on too. Default false.' },
       models: {
         type: 'object',
         description: "Models by name: JSON Schema objects. A router's 'model' validates bodies; its 'modelOut' shapes responses.",

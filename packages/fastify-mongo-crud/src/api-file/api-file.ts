@@ -176,6 +176,19 @@ export interface ApiFile {
   logLevel?: LogLevel
   /** createApp's `openapi` option: license, contact, servers, tags, securitySchemes, security. */
   openapi?: OpenAPIDocsOptions
+  /** createApp's `admin` option: the admin page at /admin (docs/admin.md). */
+  admin?: boolean
+  /** The Data API endpoint over the routers (docs/data-api.md). */
+  dataApi?: DataApiDeclaration
   models: Record<string, ModelDeclaration>
   routers: Record<string, RouterDeclaration>
+}
+
+/** The file's `dataApi`: the Data API plugin's options, its keys read from the environment. */
+export interface DataApiDeclaration {
+  appId?: string
+  prefix?: string
+  dataSource?: string
+  database?: string
+  keys?: Array<{ name: string, secretEnv: string, claims?: Record<string, unknown> }>
 }

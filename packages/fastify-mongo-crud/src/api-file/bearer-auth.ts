@@ -16,6 +16,8 @@ export interface BearerAuth {
   claims(request: FastifyRequest): Promise<Claims>
   /** The same, but undefined when the request sent no token (an `access` policy's public role); an invalid one still throws 401. */
   optionalClaims(request: FastifyRequest): Promise<Claims | undefined>
+  /** Claims the request's caller proved another way (a key of the Data API, docs/data-api.md): what its checks, and those of the views made of it, read. */
+  vouch?(request: FastifyRequest, claims: Claims): void
 }
 
 /** The OpenAPI scheme of the file's token checks (to-openapi-options.ts declares it). */
@@ -57,7 +59,15 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
     }
   }
   const verified = new WeakMap<FastifyRequest, Promise<Claims>>()
+  const vouched = new WeakMap<object, Claims>()
+  // A dispatched operation's view of a request (dispatch/operation-request.ts) is made from it: its prototype.
+  const vouchedFor = (request: object): Claims | undefined => {
+    for (let at: object | null = request; at !== null; at = Object.getPrototypeOf(at)) if (vouched.has(at)) return vouched.get(at)
+    return undefined
+  }
   const claims = (request: FastifyRequest) => {
+    const known = vouchedFor(request)
+    if (known !== undefined) return Promise.resolve(known)
     let found = verified.get(request)
     if (found === undefined) {
       found = verify(request)
@@ -68,7 +78,10 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
   return {
     scheme: authSchemeName(auth),
     claims,
-    optionalClaims: async (request) => (requestToken(request, auth.cookie) === undefined ? undefined : claims(request)),
+    optionalClaims: async (request) => vouchedFor(request) ?? (requestToken(request, auth.cookie) === undefined ? undefined : claims(request)),
+    vouch: (request, known) => {
+      vouched.set(request, known)
+    },
   }
 }
 

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { CRUDRouter } from '../crud-router.js'
+import { DataAPI } from '../data-api/data-api-plugin.js'
 import { SetupError } from '../errors.js'
 import type { DriverDb } from '../store/driver-db.js'
 import type { LogLevel } from './api-file.js'
 import { ApiFileError } from './api-file-error.js'
 import { createFileApp } from './create-file-app.js'
 import { fileAuth } from './file-auth.js'
+import { fileDataApiOptions } from './file-data-api.js'
 import type { LoadedApiFile } from './load-api-file.js'
 import { locateSetupError } from './locate-setup-error.js'
 import { escapePointer } from './parse-json-positions.js'
@@ -25,6 +27,8 @@ export interface BuildApiAppOptions {
   env?: NodeJS.ProcessEnv
   /** The logger's level, over the file's `logLevel` (the command's `--log-level`). */
   logLevel?: LogLevel
+  /** Serves the admin page at /admin even when the file's `admin` is not true (the command's `--admin`). */
+  admin?: boolean
 }
 
 /**
@@ -38,7 +42,7 @@ export interface BuildApiAppOptions {
  */
 export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: BuildApiAppOptions = {}): Promise<FastifyInstance> {
   const auth = await fileAuth(loaded, options.env ?? process.env)
-  const app = await createFileApp(loaded.api, options.fastify, options.logLevel)
+  const app = await createFileApp(loaded.api, options.fastify, options.logLevel, options.admin)
   const catalog = new ModelCatalog(loaded.api)
   const routers: FileRouter[] = []
   try {
@@ -52,6 +56,8 @@ export async function buildApiApp(loaded: LoadedApiFile, db: DriverDb, options: 
         throw error instanceof SetupError ? fileError(loaded, name, error) : error
       }
     }
+    // The Data API over the file's routers (docs/data-api.md), its keys read from the environment.
+    if (loaded.api.dataApi !== undefined) await app.register(DataAPI, fileDataApiOptions(loaded, auth, options.env ?? process.env))
     try {
       await app.ready()
     } catch (error) {

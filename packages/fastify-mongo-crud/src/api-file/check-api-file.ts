@@ -1,5 +1,6 @@
 import type { ApiFile, JsonSchemaObject } from './api-file.js'
 import type { ApiFileIssue } from './api-file-error.js'
+import { checkDataApi } from './check-data-api.js'
 import { checkModelSchema } from './check-model-schema.js'
 import { ModelUseChecks } from './check-model-uses.js'
 import { checkRouter } from './check-router.js'
@@ -30,6 +31,7 @@ export function checkApiFile(file: ApiFile, positions: ReadonlyMap<string, Locat
     if (router !== undefined) checkRouter(name, router, { file, uses, schemes, report })
   }
   checkServerKeys(file, refused.top, report)
+  checkDataApi(file, refused.top, report)
   const database = refused.top.has('database') ? undefined : file.database
   if (database?.engine === 'mongodb' && database.path !== undefined) report('/database/path', `'path' applies to the embedded engine only`)
   if (database?.engine === 'embedded' && database.name !== undefined) report('/database/name', `'name' applies to MongoDB only`)

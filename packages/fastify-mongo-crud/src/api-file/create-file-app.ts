@@ -8,8 +8,9 @@ import { toOpenApiOptions } from './to-openapi-options.js'
  * The app a file's routers register on: `createApp` with the file's title, version, docs, body limit,
  * proxy trust and log level (`logLevel` wins over the file's), its CORS and rate limit, then `fastify`.
  * A `fastify.logger` object without a level (a stream, say) gets the level the file or `logLevel` sets, else warn.
+ * The admin page is served when the file's `admin` is true, or the argument `admin` (the command's `--admin`) is.
  */
-export async function createFileApp(api: ApiFile, fastify: FastifyServerOptions | undefined, logLevel?: LogLevel): Promise<FastifyInstance> {
+export async function createFileApp(api: ApiFile, fastify: FastifyServerOptions | undefined, logLevel?: LogLevel, admin?: boolean): Promise<FastifyInstance> {
   const bodyLimit = api.limits?.bodyLimit
   const level = logLevel ?? api.logLevel
   const logger = fastify?.logger
@@ -20,6 +21,7 @@ export async function createFileApp(api: ApiFile, fastify: FastifyServerOptions 
     version: api.version ?? '1.0.0',
     ...(api.description === undefined ? {} : { description: api.description }),
     openapi: toOpenApiOptions(api),
+    admin: admin === true || api.admin === true,
     fastify: {
       ...(bodyLimit === undefined ? {} : { bodyLimit }),
       ...(api.trustProxy === undefined ? {} : { trustProxy: api.trustProxy }),

@@ -48,6 +48,8 @@ async function run(command: CliCommand): Promise<void> {
     // Imported when run: help, version and init answer without loading Fastify and the driver.
     case 'import':
       return (await import('./import-documents.js')).importDocuments(command, process.env)
+    case 'import-rules':
+      return (await import('./import-rules.js')).importRules(command)
     default:
       return (await import('./serve-api.js')).serveApi(command, process.env)
   }

@@ -1,10 +1,11 @@
 import { didYouMean } from '../did-you-mean.js'
+import { type ImportRulesCommand, parseImportRulesArgs } from './import-rules.js'
 import { type ImportCommand, parseImportArgs } from './parse-import-args.js'
 import { parseServeArgs, type ServeCommand } from './parse-serve-args.js'
 import { COMMANDS, type CommandName, isCommand, UsageError } from './usage.js'
 
 /** What the command line asks for. */
-export type CliCommand = ServeCommand | ImportCommand | { command: 'init' } | { command: 'help', topic?: CommandName } | { command: 'version' }
+export type CliCommand = ServeCommand | ImportCommand | ImportRulesCommand | { command: 'init' } | { command: 'help', topic?: CommandName } | { command: 'version' }
 
 const HELP = ['--help', '-h']
 const VERSION = ['--version', '-v']
@@ -36,6 +37,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       return { command: 'init' }
     case 'import':
       return parseImportArgs(rest)
+    case 'import-rules':
+      return parseImportRulesArgs(rest)
     default: {
       const parsed = parseServeArgs(argv, env)
       return parsed.command === 'help' ? { command: 'help', topic: first } : parsed

@@ -18,6 +18,8 @@ export interface ServeCommand {
   secret?: string
   /** `--log-level`: the logger's level, over the file's `logLevel`. */
   logLevel?: LogLevel
+  /** `--admin`: serve the admin page at /admin (as the file's `"admin": true`). */
+  admin?: boolean
 }
 
 type ServeOrHelp = ServeCommand | { command: 'help' }
@@ -30,6 +32,7 @@ const SERVE_OPTIONS = {
   host: { type: 'string' },
   data: { type: 'string' },
   'log-level': { type: 'string' },
+  admin: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -62,5 +65,6 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv):
     data: values.data,
     ...(secret === undefined ? {} : { secret }),
     ...(logLevel === undefined ? {} : { logLevel }),
+    ...(values.admin === true ? { admin: true } : {}),
   }
 }

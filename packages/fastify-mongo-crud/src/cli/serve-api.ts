@@ -36,6 +36,7 @@ export async function serveApi(command: ServeCommand, env: NodeJS.ProcessEnv, lo
     log(`fastify-mongo-crud: guards and scopes trust the headers ${trusted.join(', ')} as they arrive: serve behind a gateway that sets them, or verify tokens with 'auth'`)
   }
   log(`fastify-mongo-crud: listening on ${served.origin} (${served.database})`)
+  if (command.admin === true || loaded.api.admin === true) log(`fastify-mongo-crud: admin page at ${served.origin}/admin`)
   // The document is what client generators read (docs/clients.md).
   log(`fastify-mongo-crud: docs at ${served.origin}/docs and ${served.origin}/redoc, OpenAPI document at ${served.origin}/openapi.json. Ctrl-C stops.`)
   await stopped

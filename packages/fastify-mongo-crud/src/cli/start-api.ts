@@ -15,7 +15,7 @@ export interface ServedApi {
 }
 
 /** Opens the database the command and the environment choose, builds the file's app on it (`auth.secretEnv` read from `env`) and listens. */
-export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data' | 'secret' | 'logLevel'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
+export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand, 'port' | 'host' | 'data' | 'secret' | 'logLevel' | 'admin'>, env: NodeJS.ProcessEnv): Promise<ServedApi> {
   const database = await openDatabase(chooseDatabase(loaded, command.data, env))
   let app: FastifyInstance
   try {
@@ -23,6 +23,7 @@ export async function startApi(loaded: LoadedApiFile, command: Pick<ServeCommand
       env,
       ...(command.secret === undefined ? {} : { secret: command.secret }),
       ...(command.logLevel === undefined ? {} : { logLevel: command.logLevel }),
+      ...(command.admin === true ? { admin: true } : {}),
     })
     await app.listen({ port: command.port, host: command.host })
   } catch (error) {

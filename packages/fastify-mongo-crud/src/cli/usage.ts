@@ -3,7 +3,7 @@
 /** A bad call of the command: main prints its message, then the usage of the command called (exit code 2). */
 export class UsageError extends Error {}
 
-export const COMMANDS = ['init', 'serve', 'check', 'import'] as const
+export const COMMANDS = ['init', 'serve', 'check', 'import', 'import-rules'] as const
 export type CommandName = (typeof COMMANDS)[number]
 
 export const isCommand = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name)
@@ -19,6 +19,7 @@ const USAGES: Record<CommandName | 'all', string> = {
   serve <api.json>         Serves the API the file declares, with its docs at /docs and /redoc
   check <api.json>         Runs every check serve runs and prints every error of the file, at its line
   import <router> <file>   Loads documents (a .json array, or .ndjson) as the router's creates, all or none
+  import-rules <rules.json> Prints the access list an App Services rules.json amounts to
 
   -h, --help               This help; <command> --help: the help of the command
   -v, --version            The version of fastify-mongo-crud
@@ -29,7 +30,7 @@ const USAGES: Record<CommandName | 'all', string> = {
   Writes a starter api.json in the current folder: a model and its router, each key explained by the
   description fields, its data in ./data on the embedded engine. Adds /data/ to .gitignore (writes
   one if there is none). Refuses, changing nothing, when api.json exists.`,
-  serve: `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data] [--log-level info]
+  serve: `Usage: fastify-mongo-crud serve <api.json> [--port 8000] [--host 127.0.0.1] [--data ./data] [--log-level info] [--admin]
 
   Serves the API the file declares, with its docs at /docs and /redoc. Ctrl-C stops it.
   --port  TCP port (default: PORT, else 8000; 0 picks a free one).
@@ -37,6 +38,7 @@ const USAGES: Record<CommandName | 'all', string> = {
   --data  Data directory of the embedded engine (created if missing).
   --log-level  fatal, error, warn, info (every request), debug, trace or silent
           (default: the file's logLevel, else warn).
+  --admin The admin page at /admin (as the file's "admin": true).
 
 ${DATABASE}
   FMC_SECRET (at least 32 characters) seals page cursors and keys ETags: give every instance serving
@@ -56,6 +58,13 @@ ${DATABASE}
 
   The database is the one serve would serve: --data, else MONGODB_URI, else FMC_DATA_DIR, else the
   file's "database". Without any, the import is refused: into memory, it would be lost at exit.`,
+  'import-rules': `Usage: fastify-mongo-crud import-rules <rules.json>
+
+  Prints the "access" list (JSON) an App Services rules.json (a collection's, or default_rule.json)
+  amounts to, to paste under a router of the API file: apply_when on %%user.id, %%user.data.<claim> or
+  a request header as "when", document_filters and permissions as filters, field rules as hiddenFields
+  and readOnlyFields. What has no exact equivalent is printed on stderr at its place, and then no list
+  is printed (exit code 1): nothing is guessed. docs/data-api.md lists what maps.`,
 }
 
 /** The usage of the command, or of one subcommand. */

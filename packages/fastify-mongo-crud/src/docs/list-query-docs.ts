@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify'
+import type { ListSpec } from '../query/parse-client-query.js'
 import type { PageLimits } from '../query/parse-page.js'
 import { isGroupsUrl } from '../route-names.js'
 import type { ShapeNode } from '../shapes/model-shape.js'
@@ -11,7 +12,13 @@ import type { ShapeNode } from '../shapes/model-shape.js'
  */
 export const DOCS_KEYWORD = 'x-fmc-docs'
 
-/** Sortable paths listed at most; a model with more documents `sort_by` as a plain string. */
+/**
+ * The vendor extension of the `filters` parameter listing the paths a filter may name (the output model's,
+ * or `filterable`), as `sort_by`'s enum lists the sortable ones: what the admin page's filter builder offers.
+ */
+export const FILTERABLE_EXTENSION = 'x-filterable'
+
+/** Sortable (and filterable) paths listed at most; a model with more documents `sort_by` as a plain string. */
 const MAX_LISTED_PATHS = 200
 
 /**
@@ -24,16 +31,17 @@ export const FILTERS_IGNORED =
 /**
  * The list route with its query parameters documented for this router: `sort_by` as an enum of the
  * sortable paths, `order_by` as ASC/DESC, `skip` and `limit` with the router's maxima and examples,
- * and `filters` as ignored where the list ignores it.
+ * and `filters` with the filterable paths (`x-filterable`), or as ignored where the list ignores it.
  */
-export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page: PageLimits, filtersIgnored = false): RouteOptions {
+export function withListQueryDocs(route: RouteOptions, spec: Pick<ListSpec, 'sortable' | 'filterContext'>, page: PageLimits, filtersIgnored = false): RouteOptions {
   const schema = route.schema as { querystring?: { properties: Record<string, object> } } | undefined
   const querystring = schema?.querystring
   // Only a list's query is documented here: GET one's (`fields` alone) gained untyped `skip`, `limit`, `sort_by`
   // and `order_by` parameters it does not take. A `_groups` route documents its own (routes/groups-route.ts).
   if (querystring?.properties['skip'] === undefined || isGroupsUrl(route.url)) return route
   const { skip, limit, sort_by, order_by, filters, ...rest } = querystring.properties
-  const paths = sortablePaths(sortable)
+  const paths = listedPaths(spec.sortable)
+  const filterable = listedPaths(spec.filterContext.visible)
   const limitExample = Math.min(page.defaultLimit ?? 20, page.maxLimit ?? 20)
   const properties = {
     skip: { ...skip, [DOCS_KEYWORD]: { maximum: page.maxSkip, examples: [0] } },
@@ -51,17 +59,17 @@ export function withListQueryDocs(route: RouteOptions, sortable: ShapeNode, page
       ...order_by,
       [DOCS_KEYWORD]: { pattern: undefined, enum: ['ASC', 'DESC'], description: 'Sort direction: ASC or DESC (case-insensitive: asc and desc too). Ascending by default.' },
     },
-    ...(filters === undefined ? {} : { filters: filtersIgnored ? { ...filters, [DOCS_KEYWORD]: { description: FILTERS_IGNORED } } : filters }),
+    ...(filters === undefined ? {} : { filters: { ...filters, [DOCS_KEYWORD]: filtersIgnored ? { description: FILTERS_IGNORED } : { [FILTERABLE_EXTENSION]: filterable } } }),
     ...rest,
   }
   return { ...route, schema: { ...schema, querystring: { ...querystring, properties } } }
 }
 
 /**
- * Every path `sort_by` accepts, in the API's names (`id`, `address.city`); undefined when they cannot
- * be listed (an open object accepts any name below it) or are too many to list.
+ * Every path of the shape (those `sort_by` or `filters` accept), in the API's names (`id`, `address.city`);
+ * undefined when they cannot be listed (an open object accepts any name below it) or are too many to list.
  */
-function sortablePaths(shape: ShapeNode): string[] | undefined {
+function listedPaths(shape: ShapeNode): string[] | undefined {
   const paths: string[] = []
   function walk(node: ShapeNode, path: string): boolean {
     while (node.kind === 'array') node = node.item

@@ -38,7 +38,7 @@ interface DocsOptions extends OpenAPIDocsOptions {
   description?: string
 }
 
-const OPENAPI_PATH = '/openapi.json'
+export const OPENAPI_PATH = '/openapi.json'
 const SWAGGER_UI_PATH = '/docs'
 
 export async function registerDocs(app: FastifyInstance, options: DocsOptions): Promise<void> {
