@@ -525,3 +525,50 @@ export function describeScenario(scenario: Scenario): string {
     ...scenario.callers.map((caller) => `${caller.name}: ${JSON.stringify(headersOf(caller))} -> role ${roleOf(scenario.policy, caller)?.role ?? '(none)'}`),
   ].join('\n')
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The Data API (docs/data-api.md): every request names its caller by a key or a token. Each caller's key
+// or token carries its claims, and it sends its usual headers too (`x-test-claims`, which the routers'
+// `accessClaims` reads, and its gateway's), so the routers decide its Data API requests as its routes.
+
+export const DATA_API_BASE = '/app/data-api/endpoint/data/v1'
+export const DATA_API_DATABASE = 'test'
+const TOKEN_PREFIX = 'test-claims.'
+
+/** How each caller names itself, by index: a key, or a token in either of the two headers that carry one. */
+const CREDENTIALS = ['apiKey', 'bearer', 'apiKey', 'jwtTokenString', 'apiKey', 'bearer'] as const
+
+/** The key of a caller (at least 32 characters), whether or not it uses one. */
+function dataApiKeyOf(seed: number, caller: GenCaller): string {
+  return `access-differential-${seed}-${caller.name}`.padEnd(40, '-')
+}
+
+/** The Data API's `keys`: one per caller, with its claims (none for a caller without credentials on the routes). */
+export function dataApiKeys(scenario: Scenario): { name: string, key: string, claims: Record<string, string> }[] {
+  return scenario.callers.map((caller) => ({ name: caller.name, key: dataApiKeyOf(scenario.seed, caller), claims: { ...caller.claims } }))
+}
+
+/** The Data API's `verifyToken`: a token is its claims as base64url JSON (anything else does not verify). */
+export async function verifyClaimsToken(token: string): Promise<Record<string, unknown>> {
+  if (!token.startsWith(TOKEN_PREFIX)) throw new Error('not a test token')
+  const claims: unknown = JSON.parse(Buffer.from(token.slice(TOKEN_PREFIX.length), 'base64url').toString('utf8'))
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims)) throw new Error('a token holds an object of claims')
+  return claims as Record<string, unknown>
+}
+
+/** What a caller sends to the Data API: its routes' headers and its credentials. */
+export function dataApiHeadersOf(scenario: Scenario, caller: GenCaller): Record<string, string> {
+  const kind = CREDENTIALS[scenario.callers.indexOf(caller) % CREDENTIALS.length]!
+  const token = `${TOKEN_PREFIX}${Buffer.from(JSON.stringify(caller.claims ?? {})).toString('base64url')}`
+  const credentials = kind === 'apiKey' ? { apikey: dataApiKeyOf(scenario.seed, caller) } : kind === 'bearer' ? { authorization: `Bearer ${token}` } : { jwttokenstring: token }
+  return { ...headersOf(caller), ...credentials }
+}
+
+/**
+ * The Data API's answer where the routes refuse every document (401 or 403 of the policy): a caller that
+ * names itself but no role applies to, or whose role may not read, is 403 `NoMatchingRuleFound`
+ * (docs/data-api.md, Who may do what); its 401 is for credentials that name no caller.
+ */
+export function dataApiRefusalOf(_routeStatus: 401 | 403): { status: 403, errorCode: 'NoMatchingRuleFound' } {
+  return { status: 403, errorCode: 'NoMatchingRuleFound' }
+}

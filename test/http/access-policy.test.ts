@@ -309,6 +309,24 @@ describe('access: who is refused, and what registration refuses', () => {
     await app.close()
   })
 
+  it('documents a required field some role does not see as optional in the answer, and answers that role without it', async () => {
+    const Strict = MongoModel('Strict', { title: Type.String(), owner: Type.String(), published: Type.Boolean(), email: Type.String(), internalNotes: Type.Optional(Type.String()) })
+    const app = await createApp({ fastify: { logger: false } })
+    const db = await openEmbedded()
+    await app.register(CRUDRouter as never, { model: Strict, collectionName: 'strict', prefix: '/strict', db, accessClaims: claimsFromHeader, access: ACCESS.filter((role) => role.role !== 'member') })
+    const document = (await app.inject({ url: '/openapi.json' })).json()
+    const answer = document.paths['/strict/{id}'].get.responses['200'].content['application/json'].schema
+    assert.deepEqual(answer, { $ref: '#/components/schemas/StrictAnswer' })
+    assert.deepEqual(document.components.schemas.StrictAnswer.required.sort(), ['owner', 'published', 'title'])
+    assert.deepEqual(document.components.schemas.Strict.required.sort(), ['email', 'owner', 'published', 'title'])
+    const created = await app.inject({ method: 'POST', url: '/strict', headers: ADMIN, payload: { title: 't', owner: 'o', published: true, email: 'e@example.com' } })
+    assert.equal(created.json().email, 'e@example.com')
+    const shown = await app.inject({ url: `/strict/${created.json().id}` })
+    assert.deepEqual(Object.keys(shown.json()).sort(), ['id', 'owner', 'published', 'title'])
+    await app.close()
+    await db.close()
+  })
+
   const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
     ['a hidden field of a role in sortable', { sortable: ['title', 'email'], access: ACCESS }, /'sortable\[1\]' names 'email', which the access role 'public' does not see/],
     ['a hidden field of a role in filterable', { filterable: ['internalNotes'], access: ACCESS }, /'filterable\[0\]' names 'internalNotes', which the access role 'member' does not see/],

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import type { TSchema } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { type AccessPolicy, compileAccess } from './access/compile-access.js'
 import { appRegistry } from './app-registry.js'
 import { BATCH_SEGMENT, mountBatchRoute } from './batch/batch-route.js'
@@ -13,7 +13,7 @@ import { batchNames } from './docs/batch-names.js'
 import { withListQueryDocs } from './docs/list-query-docs.js'
 import { claimNaming, identifierOf, type Naming, namingOf, withNames } from './docs/router-naming.js'
 import { SetupError } from './errors.js'
-import type { MongoModelSchema } from './models.js'
+import { MongoModelOut, type MongoModelSchema } from './models.js'
 import { refuseUnshownPaths } from './options/shown-paths.js'
 import { type CRUDRouterOptions, type ResolvedRouterOptions, resolveRouterOptions } from './options.js'
 import type { ListSpec } from './query/parse-client-query.js'
@@ -134,10 +134,10 @@ function patching({ checks }: Bodied, shown: MongoModelSchema) {
 
 /** The router's models and shapes: what it stores, what clients may filter and sort on, what it answers. */
 function routerShapes(options: ResolvedRouterOptions) {
-  const baseOut = options.modelOut ?? options.model
+  const declaredOut = options.modelOut ?? options.model
   const typed = buildShape(options.model)
   // What clients may name follows `$ref`s as the serializer does (the stored shape stays as it was).
-  const outShape = buildShape(baseOut, routerRefs(options))
+  const outShape = buildShape(declaredOut, routerRefs(options))
   // What some role of the `access` policy does not see is named by no client and no policy filter: whoever
   // asks, a filter, an order or a grouping on it would reveal its values to the roles that do not see it.
   const policy = compileAccess(options.access, options.accessClaims, {
@@ -151,8 +151,20 @@ function routerShapes(options: ResolvedRouterOptions) {
   refuseUnshownPaths(options, typed, shown)
   const visible = options.filterable === undefined ? shown : restrictShape(typed, options.filterable, shown)
   const sortable = options.sortable === undefined ? shown : restrictShape(typed, options.sortable, shown)
+  const baseOut = policy === undefined ? declaredOut : answerModel(declaredOut, policy.hiddenByAnyRole)
   const populator = buildPopulator(options, baseOut, typed)
   return { baseOut, patch: partialModel(options.model), typed, visible, sortable, populator, out: populator?.outSchema ?? baseOut, policy }
+}
+
+/**
+ * The answers' model under a policy: a field some role does not see may be missing from an answer, so
+ * the output model's requirement of it is dropped (a model of its own, `<Model>Answer`, when it had one).
+ */
+function answerModel(declared: MongoModelSchema, hidden: ReadonlySet<string>): MongoModelSchema {
+  const required = ((declared as { required?: string[] }).required ?? []) as string[]
+  if (!required.some((field) => hidden.has(field))) return declared
+  const properties = Object.fromEntries(Object.entries(declared.properties).map(([field, schema]) => [field, hidden.has(field) ? Type.Optional(schema) : schema]))
+  return MongoModelOut(`${declared.$id}Answer`, properties) as unknown as MongoModelSchema
 }
 
 /** A shape without some top-level fields (those a role of the policy does not see). */

@@ -12,6 +12,7 @@ import { BOUNDED_ARRAY_LOOPS } from './bounded-array-loops.js'
 import { BOUNDED_ARRAY_OPERATORS } from './bounded-array-operators.js'
 import { BOUNDED_STAGES } from './bounded-stages.js'
 import { BOUNDED_STRING_OPERATORS } from './bounded-string-operators.js'
+import { countStage } from './count-stage.js'
 import { NUMBER_ARGUMENT_OPERATORS } from './number-arguments.js'
 import { NUMERIC_ACCUMULATORS } from './numeric-accumulators.js'
 import { NUMERIC_QUERY_OPERATORS } from './numeric-query-operators.js'
@@ -55,7 +56,7 @@ const ENGINE_CONTEXT = Context.init({
     ...ARITHMETIC_OPERATORS,
     ...TYPE_OPERATORS,
   },
-  pipeline: { ...pipelineOperators, ...BOUNDED_STAGES, ...NUMBER_ARGUMENT_STAGES, $group: valueGroup },
+  pipeline: { ...pipelineOperators, ...BOUNDED_STAGES, ...NUMBER_ARGUMENT_STAGES, $group: valueGroup, $count: countStage },
   projection: projectionOperators,
   query: { ...queryOperators, ...LINEAR_REGEX_QUERY_OPERATORS, ...valueQueryOperators(BINARY), ...NUMERIC_QUERY_OPERATORS },
   window: windowOperators,

@@ -188,3 +188,16 @@ describe('$out and $merge writes are durable', () => {
     }
   })
 })
+
+for (const kind of ENGINES) {
+  describe(`$count (${kind})`, () => {
+    const db = useEngine(kind)
+    it('outputs no document when no document reaches it, as MongoDB does; the count otherwise', async () => {
+      await db().dropCollection('count_src')
+      await insertAll(db(), 'count_src', [{ _id: 1, a: 1 }, { _id: 2, a: 1 }])
+      assert.deepEqual(await db().collection('count_src').aggregate([{ $match: { a: 2 } }, { $count: 'n' }]).toArray(), [])
+      assert.deepEqual(await db().collection('count_empty').aggregate([{ $count: 'n' }]).toArray(), [])
+      assert.deepEqual(await db().collection('count_src').aggregate([{ $match: { a: 1 } }, { $count: 'n' }]).toArray(), [{ n: 2 }])
+    })
+  })
+}

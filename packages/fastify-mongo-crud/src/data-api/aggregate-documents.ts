@@ -39,7 +39,7 @@ export async function aggregateDocuments(input: ActionInput): Promise<ActionResu
   const view = await readView(served, caller.request)
   const readFilter = await readFilterOf(context, caller.request)
   const own = [...(readFilter === undefined ? [] : [{ $match: served.raw.mongoFilter(readFilter) }]), { $project: projectionOf(view.shown, view.hidden) }]
-  let state: PipelineState = { shape: view.shown, hints: served.hints, filter: context.filterContext, sortable: context.sortable, typed: context.typed, ids: served.raw.ids }
+  let state: PipelineState = { shape: view.shown, hints: served.hints, filter: context.filterContext, sortable: context.sortable, typed: context.typed, ids: served.raw.ids, restricted: context.policy?.hiddenByAnyRole ?? new Set() }
   const stages: Array<Record<string, unknown>> = []
   for (const [index, raw] of pipeline.entries()) {
     if (!isRecord(raw) || Object.keys(raw).length !== 1) throw invalidParameter(`aggregate: stage ${index} must be an object of one stage (${AGGREGATE_STAGES.join(', ')})`)

@@ -45,7 +45,8 @@ export function encodeValue(value: unknown, hint: Hint, format: ResponseFormat):
   const type = (value as { _bsontype?: unknown })._bsontype
   if (typeof type === 'string') return bsonValue(value, type, format)
   const out: Record<string, unknown> = {}
-  for (const [key, sub] of Object.entries(value)) out[key] = encodeValue(sub, hintAt(hint, key), format)
+  // A field without a value (a `$project` renaming a path the document lacks) is left out, as MongoDB does.
+  for (const [key, sub] of Object.entries(value)) if (sub !== undefined) out[key] = encodeValue(sub, hintAt(hint, key), format)
   return out
 }
 

@@ -29,7 +29,7 @@ export async function lookupStage(spec: unknown, state: PipelineState, served: S
   }
   const from = typeof spec['from'] === 'string' ? collections.byName(spec['from']) : undefined
   if (from === undefined || from.database !== served.database) throw invalidParameter(`no rule exists for namespace '${served.database}.${String(spec['from'])}'`)
-  const local = pathIn(state, spec['localField'], '$lookup: localField', false)
+  const local = pathIn(state, spec['localField'], '$lookup: localField', false, true)
   const foreignField = foreignPath(spec['foreignField'], from)
   const as = newFieldName(spec['as'], '$lookup: as')
   const { context } = from.source

@@ -19,11 +19,23 @@ export interface PipelineState {
   /** The shape a `$match` is compiled against (ObjectId fields, `_id`). */
   readonly typed: ShapeNode
   readonly ids: ObjectIds
+  /**
+   * Fields some role of the router does not see: never grouped, gathered, renamed, unwound, joined on,
+   * filtered or sorted on, by any caller (as on the routes), though a role that sees them is shown them.
+   */
+  readonly restricted: ReadonlySet<string>
 }
 
 /** A state whose documents a stage reshaped: every path of them may be filtered and sorted on, as typed as the shape says. */
 export function reshaped(state: PipelineState, shape: ShapeNode, hints: Hint): PipelineState {
-  return { ...state, shape, hints, filter: { ...state.filter, visible: shape, typed: shape, guard: undefined }, sortable: shape, typed: shape }
+  const usable = usableShape(shape, state.restricted)
+  return { ...state, shape, hints, filter: { ...state.filter, visible: usable, typed: shape, guard: undefined }, sortable: usable, typed: shape }
+}
+
+/** The shape a stage may read values of: the documents' fields, less those some role does not see. */
+function usableShape(shape: ShapeNode, restricted: ReadonlySet<string>): ShapeNode {
+  if (restricted.size === 0 || shape.kind !== 'object') return shape
+  return { ...shape, fields: new Map([...shape.fields].filter(([name]) => !restricted.has(name))) }
 }
 
 /** An object shape of named fields (a `$group`'s, a `$project`'s). */
@@ -48,13 +60,14 @@ export function newFieldName(name: unknown, at: string): string {
 }
 
 /** A path the documents have, as a stage names it (`"address.city"`, or `"$address.city"` where it refers to a value), with its shape and hint. */
-export function pathIn(state: PipelineState, raw: unknown, at: string, reference: boolean): { path: string, node: ShapeNode, hint: Hint } {
+export function pathIn(state: PipelineState, raw: unknown, at: string, reference: boolean, readsValue = false): { path: string, node: ShapeNode, hint: Hint } {
   if (typeof raw !== 'string' || (reference && !raw.startsWith('$'))) throw invalidParameter(`aggregate: ${at} must be a ${reference ? '"$field" path' : 'field path'}`)
   if (reference && raw.startsWith('$$')) throw invalidParameter(`aggregate: ${at}: the variable ${raw} is not supported`)
   const path = reference ? raw.slice(1) : raw
   const segments = path.split('.')
   if (segments.some((segment) => segment === '' || segment.startsWith('$') || FORBIDDEN.has(segment))) throw invalidParameter(`aggregate: ${at}: "${path}" is not a valid field path`)
-  const node = nodeAt(state.shape, segments)
+  // A value read (a "$field" reference, a join's local field) may not be one some role does not see.
+  const node = nodeAt(reference || readsValue ? usableShape(state.shape, state.restricted) : state.shape, segments)
   // A hidden field is refused as an unknown one is: the documents no longer have it.
   if (node === undefined) throw invalidParameter(`aggregate: ${at}: field "${path}" is not a field of the documents`)
   return { path, node, hint: hintAtPath(state.hints, segments) }
