@@ -6,7 +6,9 @@
  *  (b) ours on the embedded engine on disk, durable (servers/router-server.ts, BENCH_MODE=disk);
  *  (c) ours through the official driver against the engine's wire server (BENCH_MODE=wire);
  *  (d) a hand-written Fastify route calling the official driver against the same wire server
- *      (servers/driver-route.ts).
+ *      (servers/driver-route.ts);
+ *  (e) a peer: express-restify-mongoose on Express 4 and mongoose 8 (with the driver mongoose brings)
+ *      against the same wire server (servers/restify-mongoose.ts), the same workloads in its URL grammar.
  * The lists run without an index, then with one on `age` (createIndex through the collection API);
  * the writes run last, with the index. Every server runs in its own process pinned to one core
  * (`taskset`), the wire server beside it; autocannon runs in a child pinned to the other core.
@@ -36,19 +38,21 @@ const SEED_CONCURRENCY = 8
 
 /** Servers on one core, the load generator on the other; unpinned on a single-core machine. */
 export const SERVER_CORE = '1'
-const LOAD_CORE = '0'
+export const LOAD_CORE = '0'
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 export const WIRE_CLI = fileURLToPath(new URL('../packages/embedded/dist/cli/main.js', import.meta.url))
 
 export interface System {
-  /** 'map', 'disk', 'wire', 'driver' here; other benchmarks name theirs. */
+  /** 'map', 'disk', 'wire', 'driver', 'erm' here; other benchmarks name theirs. */
   key: string
   title: string
   url: string
   idsFile: string
   /** The processes serving its requests (the router's or route's, and the wire server's). */
   pids: number[]
+  /** A workload's path in the system's own grammar, when it is not the router's (express-restify-mongoose's). */
+  pathOf?: (workload: Workload) => string
 }
 
 export interface Workload {
@@ -63,6 +67,14 @@ export const list = (index: string): Workload => ({ key: `list${index}`, title: 
 export const filter = (index: string): Workload => ({ key: `filter${index}`, title: `list \`limit=20\`, filter \`age > 50\`${index}`, load: { method: 'GET', path: `/users?limit=20&filters=${FILTER}` } })
 export const CREATE: Workload = { key: 'create', title: 'POST create (durable)', load: { method: 'POST', path: '/users', body: 'create' } }
 export const PATCH: Workload = { key: 'patch', title: 'PATCH one field (durable)', load: { method: 'PATCH', path: '/users/{id}', body: 'patch' } }
+
+/** express-restify-mongoose's URLs (`/api/v1/users`) and list grammar (`sort`, `query` as JSON) for the same workloads. */
+const ERM_FILTER = encodeURIComponent(JSON.stringify({ age: { $gt: 50 } }))
+export function restifyPathOf(workload: Workload): string {
+  if (workload.key.startsWith('list')) return '/api/v1/users?skip=0&limit=20&sort=age'
+  if (workload.key.startsWith('filter')) return `/api/v1/users?limit=20&query=${ERM_FILTER}`
+  return `/api/v1${workload.load.path}`
+}
 
 const pinnable = await canPin()
 
@@ -123,18 +135,19 @@ export function stopServers(): void {
   for (const child of children.splice(0).reverse()) child.kill('SIGTERM')
 }
 
-/** POSTs every user through the create route, a few at a time, and writes the ids it answered. */
-export async function seed(url: string, file: string, count = USERS): Promise<void> {
+/** POSTs every user through the create route (`path`), a few at a time, and writes the ids it answered (`id`, or `_id`). */
+export async function seed(url: string, file: string, count = USERS, path = '/users'): Promise<void> {
   const users = generateUsers(count)
   const ids: string[] = new Array(users.length)
   let next = 0
   async function worker(): Promise<void> {
     while (next < users.length) {
       const i = next++
-      const response = await fetch(`${url}/users`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(users[i]) })
-      const body = (await response.json()) as { id?: string }
-      if (response.status !== 201 || typeof body.id !== 'string') throw new Error(`seeding ${url}: ${response.status} ${JSON.stringify(body)}`)
-      ids[i] = body.id
+      const response = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(users[i]) })
+      const body = (await response.json()) as { id?: string, _id?: string }
+      const id = body.id ?? body._id
+      if (response.status !== 201 || typeof id !== 'string') throw new Error(`seeding ${url}: ${response.status} ${JSON.stringify(body)}`)
+      ids[i] = id
     }
   }
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker))
@@ -148,7 +161,7 @@ export function runLoad(system: System, workload: Workload, runTag: string, leng
 
 /** A load run started: `started` once the load generator begins sending, `done` with its result. */
 export function startLoad(system: System, workload: Workload, runTag: string, length: Partial<Pick<LoadConfig, 'seconds' | 'connections'>> = {}): { started: Promise<void>, done: Promise<LoadResult> } {
-  const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...length, ...workload.load }
+  const config: LoadConfig = { url: system.url, idsFile: system.idsFile, seconds: SECONDS, connections: CONNECTIONS, runTag, ...length, ...workload.load, path: system.pathOf?.(workload) ?? workload.load.path }
   const [command, argv] = pinned(LOAD_CORE, process.execPath, ['--import', 'tsx', here('./load-generator.ts'), JSON.stringify(config)])
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
@@ -220,26 +233,26 @@ function printTables(systems: System[], workloads: Workload[], results: Map<stri
       const base = row.get('map')!
       console.log(`| ${workload.title} | ${systems.map((s) => `${times(base / row.get(s.key)!)} (${row.get(s.key)!.toFixed(0)} µs)`).join(' | ')} |`)
     }
-    console.log('\n| workload | ours wire / ours on disk (CPU) | ours wire / hand-written driver route (CPU) |')
-    console.log('|---|---:|---:|')
+    console.log('\n| workload | ours wire / ours on disk (CPU) | ours wire / hand-written driver route (CPU) | ours wire / express-restify-mongoose (CPU) |')
+    console.log('|---|---:|---:|---:|')
     for (const workload of workloads) {
       const row = cpuPerRequest.get(workload.key)!
-      console.log(`| ${workload.title} | ${times(row.get('disk')! / row.get('wire')!)} | ${times(row.get('driver')! / row.get('wire')!)} |`)
+      console.log(`| ${workload.title} | ${times(row.get('disk')! / row.get('wire')!)} | ${times(row.get('driver')! / row.get('wire')!)} | ${times(row.get('erm')! / row.get('wire')!)} |`)
     }
   }
-  console.log('\nThrough the driver and the wire server: against ours in process, and against the hand-written driver route.\n')
-  console.log('| workload | ours wire / ours on disk | ours wire / hand-written driver route |')
-  console.log('|---|---:|---:|')
+  console.log('\nThrough the driver and the wire server: against ours in process, the hand-written driver route, and the peer express-restify-mongoose.\n')
+  console.log('| workload | ours wire / ours on disk | ours wire / hand-written driver route | ours wire / express-restify-mongoose |')
+  console.log('|---|---:|---:|---:|')
   for (const workload of workloads) {
     const row = results.get(workload.key)!
-    console.log(`| ${workload.title} | ${times(row.get('wire')! / row.get('disk')!)} | ${times(row.get('wire')! / row.get('driver')!)} |`)
+    console.log(`| ${workload.title} | ${times(row.get('wire')! / row.get('disk')!)} | ${times(row.get('wire')! / row.get('driver')!)} | ${times(row.get('wire')! / row.get('erm')!)} |`)
   }
 }
 
 export async function benchThroughput(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'fmc-bench-'))
   try {
-    console.log(`\n## Setting up: 4 servers, ${USERS} users each through the create route`)
+    console.log(`\n## Setting up: 5 servers, ${USERS} users each through the create route`)
     const wire = await startServer([WIRE_CLI, '--port', '0', '--path', join(work, 'wire-data')], {}, /^(mongodb:\/\/\S+)/)
     const wireUri = wire.url
     const servers = {
@@ -247,17 +260,24 @@ export async function benchThroughput(): Promise<void> {
       disk: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'disk', BENCH_DATA_DIR: join(work, 'disk-data') }),
       wire: await startBenchServer('./servers/router-server.ts', { BENCH_MODE: 'wire', BENCH_WIRE_URI: wireUri, BENCH_DB: 'ours' }),
       driver: await startBenchServer('./servers/driver-route.ts', { BENCH_WIRE_URI: wireUri, BENCH_DB: 'driver' }),
+      erm: await startBenchServer('./servers/restify-mongoose.ts', { BENCH_WIRE_URI: wireUri, BENCH_DB: 'erm' }),
     }
     // The wire server serves both driver-backed systems; they run one at a time, so its CPU is theirs.
-    const pids = { map: [servers.map.pid], disk: [servers.disk.pid], wire: [servers.wire.pid, wire.pid], driver: [servers.driver.pid, wire.pid] }
-    const titles = { map: 'Map baseline', disk: 'ours, engine on disk', wire: 'ours through the driver and the wire server', driver: 'hand-written driver route, same wire server' }
+    const pids = { map: [servers.map.pid], disk: [servers.disk.pid], wire: [servers.wire.pid, wire.pid], driver: [servers.driver.pid, wire.pid], erm: [servers.erm.pid, wire.pid] }
+    const titles = {
+      map: 'Map baseline',
+      disk: 'ours, engine on disk',
+      wire: 'ours through the driver and the wire server',
+      driver: 'hand-written driver route, same wire server',
+      erm: 'express-restify-mongoose (Express 4, mongoose 8), same wire server',
+    }
     const systems: System[] = []
-    for (const key of ['map', 'disk', 'wire', 'driver'] as const) {
+    for (const key of ['map', 'disk', 'wire', 'driver', 'erm'] as const) {
       const started = performance.now()
       const idsFile = join(work, `${key}-ids.txt`)
-      await seed(servers[key].url, idsFile)
+      await seed(servers[key].url, idsFile, USERS, key === 'erm' ? '/api/v1/users' : '/users')
       console.log(`  seeded ${key} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
-      systems.push({ key, title: titles[key], url: servers[key].url, idsFile, pids: pids[key] })
+      systems.push({ key, title: titles[key], url: servers[key].url, idsFile, pids: pids[key], ...(key === 'erm' ? { pathOf: restifyPathOf } : {}) })
     }
     const results = new Map<string, Map<string, number>>()
     const workloads: Workload[] = [GET_ONE, list(''), filter('')]

@@ -10,7 +10,9 @@
  *   Map, so at 1M it would only measure the baseline's own collapse), that is ours at 1M ≥ 0.75 × ours
  *   at 10k, which is the ratio the table prints (1M / 10k of ours, directly);
  * - the server's RSS while it streams an unbounded list of the large collection (unsorted, and sorted
- *   by the indexed field), peak minus baseline.
+ *   by the indexed field), peak minus baseline;
+ * - first, in process, the bytes each commit of concurrent one-field updates writes at both sizes
+ *   (measureCommits: what LMDB writes, against the kernel's page-cache count, which is several times it).
  * The writes run last; the creates grow each collection by what they add (a few thousand documents).
  * Seeding goes through the engine in process (insertOne in large concurrent batches, which share
  * commits), not through HTTP: a million creates over HTTP would take most of an hour.
@@ -26,6 +28,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openEmbedded } from '@fastify-mongo-crud/embedded'
+import { seededRandom } from '../test/harness/seeded-random.ts'
 import { generateUsers } from './gen-users.ts'
 import { CREATE, cpuPerRequest, filter, GET_ONE, list, measure, PATCH, pinned, SERVER_CORE, type System, startBenchServer, stopServers, type Workload } from './http-throughput.ts'
 
@@ -68,6 +71,72 @@ async function coldOpen(dir: string, id: string): Promise<void> {
   const page = performance.now() - started
   await db.close()
   console.log(JSON.stringify({ open, first, page }))
+}
+
+/** Updates of the commit measurement, and how many run at once (they share commits, as concurrent PATCHes do). */
+const COMMIT_UPDATES = 10_000
+const COMMIT_CONCURRENCY = 50
+
+interface CommitBytes {
+  rate: number
+  commits: number
+  /** Bytes the process handed to write calls (LMDB's page writes: all it writes) per commit. */
+  written: number
+  /** The kernel's count of bytes the process dirtied in the page cache (`write_bytes`) per commit. */
+  dirtied: number
+}
+
+/**
+ * In a fresh process: COMMIT_UPDATES updates of one field of random documents (PATCH's, without HTTP),
+ * COMMIT_CONCURRENCY at a time, and what their commits wrote: `wchar` of /proc/self/io (the bytes given
+ * to write calls; LMDB writes its pages with pwrite, and nothing else writes meanwhile) and `write_bytes`
+ * (what the kernel counts as dirtied: whole page-cache folios, several times the bytes written on kernels
+ * with large folios), over the commits LMDB counted (its last transaction id, read from a read-only handle).
+ */
+async function measureCommits(dir: string, idsFile: string): Promise<void> {
+  const { ObjectId } = await import('mongodb')
+  const { open } = await import('lmdb')
+  const ids = readFileSync(idsFile, 'utf8').split('\n').filter(Boolean).map((id) => new ObjectId(id))
+  const db = await openEmbedded({ path: dir })
+  const users = db.collection('users')
+  const env = open({ path: dir, noSubdir: false, readOnly: true })
+  const lastTxn = () => (env.getStats() as { lastTxnId: number }).lastTxnId
+  const io = () => {
+    const text = readFileSync('/proc/self/io', 'utf8')
+    return { wchar: Number(/wchar: (\d+)/.exec(text)![1]), writeBytes: Number(/write_bytes: (\d+)/.exec(text)![1]) }
+  }
+  const random = seededRandom(7)
+  const before = { txn: lastTxn(), ...io(), at: performance.now() }
+  let next = 0
+  await Promise.all(
+    Array.from({ length: COMMIT_CONCURRENCY }, async () => {
+      while (next++ < COMMIT_UPDATES) await users.findOneAndUpdate({ _id: ids[Math.floor(random() * ids.length)] }, { $set: { age: 18 + Math.floor(random() * 63) } }, { returnDocument: 'after' })
+    })
+  )
+  const after = { txn: lastTxn(), ...io(), at: performance.now() }
+  await env.close()
+  await db.close()
+  const commits = after.txn - before.txn
+  const found: CommitBytes = { rate: COMMIT_UPDATES / ((after.at - before.at) / 1000), commits, written: (after.wchar - before.wchar) / commits, dirtied: (after.writeBytes - before.writeBytes) / commits }
+  console.log(JSON.stringify(found))
+}
+
+/** `measureCommits` on each directory, each in a process of its own, pinned as the servers are. */
+function commitBytesOf(dir: string, idsFile: string): CommitBytes {
+  const [command, argv] = pinned(SERVER_CORE, process.execPath, ['--import', 'tsx', here, '--commit-bytes', dir, idsFile])
+  const run = spawnSync(command, argv, { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(run.stderr)
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as CommitBytes
+}
+
+function printCommitBytes(sizes: [number, CommitBytes][]): void {
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(2)
+  console.log(`\nBytes written per commit: ${COMMIT_UPDATES} updates of one field of random documents in process (PATCH's write without HTTP), ${COMMIT_CONCURRENCY} at a time, index on age`)
+  console.log("(written: bytes given to write calls, LMDB's pages; dirtied: the kernel's write_bytes, whole page-cache folios, not what reaches the disk).\n")
+  console.log('| users | updates/s | updates per commit | MB written per commit | KB written per update | MB dirtied per commit |\n|---:|---:|---:|---:|---:|---:|')
+  for (const [size, found] of sizes) {
+    console.log(`| ${size} | ${found.rate.toFixed(0)} | ${(COMMIT_UPDATES / found.commits).toFixed(1)} | ${mb(found.written)} | ${((found.written * found.commits) / COMMIT_UPDATES / 1024).toFixed(1)} | ${mb(found.dirtied)} |`)
+  }
 }
 
 /** Spawns a bench server and times it to its first answered request (spawn to the end of the answer). */
@@ -155,6 +224,10 @@ export async function benchScale(): Promise<void> {
     const small = { dir: join(work, `users-${SMALL}`), idsFile: join(work, `ids-${SMALL}.txt`) }
     await seed(small.dir, SMALL, small.idsFile)
     const large = await seedLarge(work)
+    printCommitBytes([
+      [SMALL, commitBytesOf(small.dir, small.idsFile)],
+      [LARGE, commitBytesOf(large.dir, large.idsFile)],
+    ])
 
     console.log('\nCold start (the large directory in the page cache: a fresh process, not a cold disk):')
     const systems = await measureColdStart(small, large)
@@ -190,4 +263,5 @@ export async function benchScale(): Promise<void> {
 }
 
 if (process.argv[2] === '--cold-open') await coldOpen(process.argv[3]!, process.argv[4]!)
+else if (process.argv[2] === '--commit-bytes') await measureCommits(process.argv[3]!, process.argv[4]!)
 else if (process.argv[1] === here) await benchScale()

@@ -3,7 +3,8 @@ import { type AggregateSource, aggregateCursor } from './aggregate/aggregate-cur
 import type { CollectionResolver } from './aggregate/aggregate-documents.js'
 import { leadingSort } from './aggregate/leading-sort.js'
 import type { OutputResolver } from './aggregate/output-target.js'
-import { copyThroughBson, decodeInForm } from './bson/bson-codec.js'
+import { decodeInForm } from './bson/bson-codec.js'
+import { storedDocument } from './bson/stored-document.js'
 import { AS_HELD, inForm, type PromoteOptions, promoteOptionsOf, valueFormOf } from './bson/value-form.js'
 import { toCollation } from './collation/collation.js'
 import { checkId } from './collection/check-id.js'
@@ -165,10 +166,9 @@ export class EmbeddedCollection {
     // The driver assigns the generated _id to the caller's object too; so do we.
     if (doc['_id'] === undefined || (doc['_id'] === null && options.forceServerObjectId !== true)) doc['_id'] = new ObjectId()
     const insertedId = doc['_id']
-    const { _id, ...fields } = copyThroughBson(doc)
-    checkId(_id)
-    const stored: Document = { _id, ...fields }
-    await this.#core.write(() => this.#core.insert(stored))
+    const stored = storedDocument(doc)
+    checkId(stored.doc['_id'])
+    await this.#core.write(() => this.#core.insertStored(stored))
     return { acknowledged: true, insertedId }
   }
 

@@ -36,8 +36,8 @@ export function encodeDefinitionChange(operation: DefinitionOperation, collectio
  */
 export function encodeChange(operation: ChangeOperation, collection: string, after: Uint8Array | undefined, before: Uint8Array | undefined): Uint8Array {
   const parts: Uint8Array[] = [stringElement('o', operation), stringElement('c', collection)]
-  if (after) parts.push(Buffer.from([0x03, 0x61, 0]), after)
-  if (before) parts.push(Buffer.from([0x03, 0x62, 0]), before)
+  if (after) parts.push(AFTER_HEAD, after)
+  if (before) parts.push(BEFORE_HEAD, before)
   const size = 4 + parts.reduce((sum, part) => sum + part.length, 0) + 1
   const bytes = Buffer.alloc(size)
   bytes.writeInt32LE(size, 0)
@@ -49,7 +49,26 @@ export function encodeChange(operation: ChangeOperation, collection: string, aft
   return bytes
 }
 
+/** The heads of the embedded `a` and `b` documents (type 0x03, the name, its NUL). */
+const AFTER_HEAD = Uint8Array.of(0x03, 0x61, 0)
+const BEFORE_HEAD = Uint8Array.of(0x03, 0x62, 0)
+
+/** String elements made so far: an operation and a collection's name repeat from one write to the next. */
+const STRING_ELEMENTS = new Map<string, Uint8Array>()
+
 function stringElement(name: string, value: string): Uint8Array {
+  const key = `${name}\0${value}`
+  let element = STRING_ELEMENTS.get(key)
+  if (element === undefined) {
+    element = newStringElement(name, value)
+    // Collection names are few; a bound all the same, for an engine whose names keep changing.
+    if (STRING_ELEMENTS.size >= 4096) STRING_ELEMENTS.clear()
+    STRING_ELEMENTS.set(key, element)
+  }
+  return element
+}
+
+function newStringElement(name: string, value: string): Uint8Array {
   const text = Buffer.from(value, 'utf8')
   const element = Buffer.alloc(1 + name.length + 1 + 4 + text.length + 1)
   element[0] = 0x02

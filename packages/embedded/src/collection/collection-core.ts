@@ -1,4 +1,5 @@
 import { decodeDocument, encodeDocument } from '../bson/bson-codec.js'
+import type { StoredDocument } from '../bson/stored-document.js'
 import { toValueKey } from '../bson/value-key.js'
 import { type ChangeOperation, type DefinitionOperation, encodeChange, encodeDefinitionChange } from '../changes/change-entry.js'
 import { type ChangeFeed, type ChangeSource, changeFeedOf, keepsImages } from '../changes/change-feed.js'
@@ -17,8 +18,8 @@ import type { CollectionStorage, Storage } from '../storage/storage.js'
 import { isCommitFailure } from '../storage/write-failure.js'
 import { WriteQueue } from './write-queue.js'
 
-/** A stored document with its storage key. */
-export type Found = [key: string, doc: Document]
+/** A stored document with its storage key, and its stored bytes when the read that found it had them at hand. */
+export type Found = [key: string, doc: Document, bytes?: Uint8Array]
 
 /** Where a collection lives: its database, its name, and the name its storage goes by. */
 export interface Namespace {
@@ -170,18 +171,13 @@ export class CollectionCore {
   }
 
   /**
-   * `findOne({ _id: <ObjectId> })` without options, the read of GET one: the document under that
-   * key, decoded, or null; undefined when `filter` is not of that shape (the caller then reads
-   * through a cursor). The stored key is the canonical key of the document's `_id`, and an
-   * ObjectId equals only itself (no numeric or collation equivalence), so the key alone decides
-   * the match: no filter to compile, no plan, no cursor.
+   * `findOne({ _id: <ObjectId> })` without options, the read of GET one (and of a write by id): the
+   * document under that key as stored, or null; undefined when `filter` is not of that shape (the
+   * caller then reads through a cursor). The stored key is the canonical key of the document's
+   * `_id`, and an ObjectId equals only itself (no numeric or collation equivalence), so the key alone
+   * decides the match: no filter to compile, no plan, no cursor. The wire server sends the bytes on
+   * as they are.
    */
-  pointRead(filter: Document): Document | null | undefined {
-    const bytes = this.pointBytes(filter)
-    return bytes === undefined || bytes === null ? bytes : decodeDocument(bytes)
-  }
-
-  /** `pointRead`'s document as stored, not decoded: what the wire server sends on as it is. */
   pointBytes(filter: Document): Uint8Array | null | undefined {
     const id = soleObjectIdOf(filter)
     if (id === undefined) return undefined
@@ -200,8 +196,8 @@ export class CollectionCore {
    */
   first(filter: Document, maxTimeMS: number | undefined, sort?: SortSpec, collation?: Collation): Found | undefined {
     if (maxTimeMS === undefined && sort === undefined && collation === undefined) {
-      const point = this.pointRead(filter)
-      if (point !== undefined) return point === null ? undefined : [toValueKey(point['_id']), point]
+      const bytes = this.pointBytes(filter)
+      if (bytes !== undefined) return bytes === null ? undefined : [toValueKey(soleObjectIdOf(filter)), decodeDocument(bytes), bytes]
     }
     const matches = compileFilter(filter, filterCollation(filter, collation))
     const sorting = sort && Object.keys(sort).length > 0 ? sort : undefined
@@ -219,7 +215,7 @@ export class CollectionCore {
     return value ? [toValueKey(value['_id']), value] : undefined
   }
 
-  *all(): Generator<Found> {
+  *all(): Generator<[key: string, doc: Document]> {
     const walk = this.storage.scan()
     try {
       for (let next = walk.next(); !next.done; next = walk.next()) {
@@ -232,8 +228,12 @@ export class CollectionCore {
   }
 
   /** Stores a new document (already copied and `_id`-checked), enforcing every unique index. */
-  async insert(stored: Document): Promise<void> {
-    const bytes = encodeDocument(stored)
+  insert(stored: Document): Promise<void> {
+    return this.insertStored({ bytes: encodeDocument(stored), doc: stored })
+  }
+
+  /** `insert`, of a document already encoded (stored-document.ts): its bytes are stored as they are. */
+  async insertStored({ bytes, doc: stored }: StoredDocument): Promise<void> {
     const key = toValueKey(stored['_id'])
     if (this.storage.get(key) !== undefined) throw duplicateKeyError(this.ns, ID_INDEX, { _id: stored['_id'] })
     const changes = this.indexes.changesFor(key, undefined, stored)
@@ -242,10 +242,12 @@ export class CollectionCore {
     this.indexes.applied(changes)
   }
 
-  /** Stores `after` in place of `before`; false when the bytes are identical (a no-op update). */
-  async commit(key: string, before: Document, after: Document, operation: 'update' | 'replace' = 'update'): Promise<boolean> {
+  /**
+   * Stores `after` in place of `before`; false when the bytes are identical (a no-op update).
+   * `stored`: the bytes `before` was read from, when the caller holds them (else read again).
+   */
+  async commit(key: string, before: Document, after: Document, operation: 'update' | 'replace' = 'update', stored = this.storage.get(key)): Promise<boolean> {
     const bytes = encodeDocument(after)
-    const stored = this.storage.get(key)
     if (Buffer.compare(bytes, stored ?? new Uint8Array()) === 0) return false
     const changes = this.indexes.changesFor(key, before, after)
     this.#written?.push(key)

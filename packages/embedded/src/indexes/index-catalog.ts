@@ -3,7 +3,7 @@ import { checkFieldPath } from '../check-field-path.js'
 import type { Document } from '../document.js'
 import { cannotCreateIndexError, duplicateKeyError, duplicatesOnDiskError, indexConflictError, invalidArgumentError } from '../errors.js'
 import type { CollectionStorage, IndexEntry, Storage, StoredIndex } from '../storage/storage.js'
-import { concatBytes, END_PAD, entryPrefixOf, type IndexKey, indexKeysOf } from './index-keys.js'
+import { concatBytes, END_PAD, encodeValue, entryPrefixOf, type IndexKey, indexKeysOf } from './index-keys.js'
 
 export const ID_INDEX = '_id_'
 
@@ -138,21 +138,23 @@ export class IndexCatalog {
   changesFor(docKey: string, before: Document | undefined, after: Document | undefined): EntryChanges {
     const changes: EntryChanges = { addEntries: [], removeEntries: [] }
     const flagged = new Set<string>()
+    // The `_id` never changes: entries differ where their index keys do.
+    const id = (after ?? before)?.['_id']
+    let idBytes: Uint8Array | undefined
+    const entryOf = (index: LiveIndex, key: IndexKey): IndexEntry => {
+      idBytes ??= encodeValue(id)
+      return { index: index.name, key: concatBytes([key.bytes, idBytes]), docKey }
+    }
     for (const definition of this.#definitions()) {
       const index = toLive(definition)
       const old = before ? indexKeysOf(before, index.fields).keys : []
       const next = after ? indexKeysOf(after, index.fields) : { keys: [], multikey: false }
-      // The `_id` never changes: entries differ where their index keys do.
-      const id = (after ?? before)?.['_id']
       if (next.multikey && !index.multikey) flagged.add(index.name)
-      const oldBytes = new Set(old.map((key) => hex(key.bytes)))
-      const nextBytes = new Set(next.keys.map((key) => hex(key.bytes)))
-      for (const key of next.keys) {
-        if (oldBytes.has(hex(key.bytes))) continue
+      for (const key of keysNotIn(next.keys, old)) {
         if (index.unique) this.#checkUnique(index, key, docKey)
-        changes.addEntries.push({ index: index.name, key: entryPrefixOf(key.bytes, id), docKey })
+        changes.addEntries.push(entryOf(index, key))
       }
-      for (const key of old) if (!nextBytes.has(hex(key.bytes))) changes.removeEntries.push({ index: index.name, key: entryPrefixOf(key.bytes, id), docKey })
+      for (const key of keysNotIn(old, next.keys)) changes.removeEntries.push(entryOf(index, key))
     }
     if (flagged.size > 0) changes.indexes = this.#definitions().map((d) => (flagged.has(d.name) ? { ...d, multikey: true } : d))
     return changes
@@ -240,7 +242,19 @@ function isCurrent(definition: StoredIndex): boolean {
   return definition.built === true && definition.format === ENTRY_FORMAT
 }
 
+/** Each definition's live form, made once: definitions are replaced, never changed in place. */
+const LIVE = new WeakMap<StoredIndex, LiveIndex>()
+
 function toLive(definition: StoredIndex): LiveIndex {
+  let live = LIVE.get(definition)
+  if (live === undefined) {
+    live = liveOf(definition)
+    LIVE.set(definition, live)
+  }
+  return live
+}
+
+function liveOf(definition: StoredIndex): LiveIndex {
   return {
     name: definition.name,
     fields: Object.entries(definition.key).map(([field, dir]) => [field, dir === -1 ? -1 : 1]),
@@ -249,7 +263,14 @@ function toLive(definition: StoredIndex): LiveIndex {
   }
 }
 
-function hex(bytes: Uint8Array): string {
+/** The keys of `keys` whose bytes no key of `others` has: compared one by one when few (a scalar field), through a set when many (an array's). */
+function keysNotIn(keys: IndexKey[], others: IndexKey[]): IndexKey[] {
+  if (others.length <= 8) return keys.filter((key) => !others.some((other) => other.bytes.length === key.bytes.length && Buffer.compare(other.bytes, key.bytes) === 0))
+  const known = new Set(others.map((other) => latin1(other.bytes)))
+  return keys.filter((key) => !known.has(latin1(key.bytes)))
+}
+
+function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
 }
 

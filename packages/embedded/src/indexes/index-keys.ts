@@ -303,24 +303,49 @@ export interface IndexKey {
 }
 
 /**
+ * An index key whose canonical string and values are made when asked for: a write compares keys by
+ * their bytes, and only unique indexes and error messages read the rest.
+ */
+class DocumentIndexKey implements IndexKey {
+  readonly bytes: Uint8Array
+  readonly #fields: readonly (readonly [string, 1 | -1])[]
+  readonly #values: readonly unknown[]
+  #canonical: string | undefined
+
+  constructor(bytes: Uint8Array, fields: readonly (readonly [string, 1 | -1])[], values: readonly unknown[]) {
+    this.bytes = bytes
+    this.#fields = fields
+    this.#values = values
+  }
+
+  get canonical(): string {
+    this.#canonical ??= this.#values.map((value) => `${JSON.stringify(value === EMPTY_ARRAY ? 'u' : toValueKey(value))},`).join('')
+    return this.#canonical
+  }
+
+  get keyValue(): Record<string, unknown> {
+    const keyValue: Record<string, unknown> = {}
+    this.#fields.forEach(([field], i) => {
+      const value = this.#values[i]
+      keyValue[field] = value === EMPTY_ARRAY ? [] : value
+    })
+    return keyValue
+  }
+}
+
+/**
  * The keys a document has in an index over `fields` (with their directions): one per element of
  * an array field (multikey), every combination for several array fields; missing is null.
  */
 export function indexKeysOf(doc: Document, fields: readonly (readonly [string, 1 | -1])[]): { keys: IndexKey[], multikey: boolean } {
-  let combos: { parts: Uint8Array[], canonical: string, keyValue: Record<string, unknown> }[] = [{ parts: [], canonical: '', keyValue: {} }]
+  let combos: { parts: Uint8Array[], values: unknown[] }[] = [{ parts: [], values: [] }]
   let multikey = false
   for (const [field, direction] of fields) {
     const found = valuesAt(doc, field.split('.'))
     if (found.multikey) multikey = true
-    combos = combos.flatMap((combo) =>
-      found.values.map((value) => ({
-        parts: [...combo.parts, encodeValue(value, direction)],
-        canonical: `${combo.canonical}${JSON.stringify(value === EMPTY_ARRAY ? 'u' : toValueKey(value))},`,
-        keyValue: { ...combo.keyValue, [field]: value === EMPTY_ARRAY ? [] : value },
-      }))
-    )
+    combos = combos.flatMap((combo) => found.values.map((value) => ({ parts: [...combo.parts, encodeValue(value, direction)], values: [...combo.values, value] })))
   }
-  return { keys: combos.map(({ parts, canonical, keyValue }) => ({ bytes: concatBytes(parts), canonical, keyValue })), multikey }
+  return { keys: combos.map(({ parts, values }) => new DocumentIndexKey(parts.length === 1 ? parts[0]! : concatBytes(parts), fields, values)), multikey }
 }
 
 /** The distinct values a dotted path reaches, expanding arrays; [null] when it reaches none. */
@@ -329,6 +354,7 @@ function valuesAt(doc: Document, path: string[]): { values: unknown[], multikey:
   const state = { multikey: false }
   collect(doc, path, 0, out, state)
   if (out.length === 0) return { values: [null], multikey: state.multikey }
+  if (out.length === 1) return { values: out, multikey: state.multikey }
   const seen = new Set<string>()
   const values = out.filter((value) => {
     const key = value === EMPTY_ARRAY ? 'u' : toValueKey(value)

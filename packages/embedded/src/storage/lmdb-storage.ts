@@ -5,8 +5,7 @@ import { CommitClock } from './commit-clock.js'
 import { DirectoryLock } from './directory-lock.js'
 import { openEnvironment } from './open-environment.js'
 import { pooledCopy } from './pooled-copy.js'
-import { entryKeyOf } from './sorted-entries.js'
-import type { CollectionStorage, IndexHit, IndexRange, KeyRange, Storage, StoredIndex, WriteBatch } from './storage.js'
+import type { CollectionStorage, IndexEntry, IndexHit, IndexRange, KeyRange, Storage, StoredIndex, WriteBatch } from './storage.js'
 import { committing } from './write-failure.js'
 
 /** Documents read per short read transaction by a scan (a batch is copied out, then released). */
@@ -145,10 +144,12 @@ export class LmdbStorage implements Storage {
 
 /**
  * Index entry keys as raw bytes, what lmdb-js's `keyEncoding: 'binary'` stores, but read out into
- * pooled memory (pooled-copy.ts): an index walk reads one key per document it yields.
+ * pooled memory (pooled-copy.ts): an index walk reads one key per document it yields. A write names
+ * its entry (an IndexEntry), whose key is written in place (`writeEntryKey`): nothing is allocated.
  */
 const RAW_KEYS = {
-  writeKey: (key: Uint8Array, target: Uint8Array, start: number): number => {
+  writeKey: (key: Uint8Array | IndexEntry, target: Buffer, start: number): number => {
+    if (!(key instanceof Uint8Array)) return writeEntryKey(key, target, start)
     target.set(key, start)
     return start + key.length
   },
@@ -267,8 +268,8 @@ class LmdbCollection implements CollectionStorage {
     await this.#atomically(() => {
       for (const key of batch.removes ?? []) this.#db.remove(key)
       for (const [key, bytes] of batch.puts ?? []) this.#db.put(key, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      for (const entry of batch.removeEntries ?? []) this.#entries.remove(entryBytes(entry.index, entry.key, entry.docKey))
-      for (const entry of batch.addEntries ?? []) this.#entries.put(entryBytes(entry.index, entry.key, entry.docKey), entry.docKey)
+      for (const entry of batch.removeEntries ?? []) this.#entries.remove(entry as never)
+      for (const entry of batch.addEntries ?? []) this.#entries.put(entry as never, entry.docKey)
       if (batch.indexes) this.#catalog.put(`indexes:${this.#name}`, batch.indexes)
       if (batch.changes) this.#changeLog.append(batch.changes)
       // Remembers that the collection exists, so dropAll finds it after a restart.
@@ -397,6 +398,15 @@ class LmdbCollection implements CollectionStorage {
   }
 }
 
-function entryBytes(index: string, key: Uint8Array, docKey: string): Buffer {
-  return Buffer.concat([Buffer.from(`${index}\0`), entryKeyOf(key, docKey)])
+/**
+ * An index entry's key in the collection's entries database: the index name and a 0 byte, then the
+ * entry key of sorted-entries.ts (`entryKeyOf`: the index key, then the document's storage key),
+ * written into lmdb-js's key buffer. Answers where the key ends.
+ */
+function writeEntryKey(entry: IndexEntry, target: Buffer, start: number): number {
+  let at = start + target.write(entry.index, start, 'utf8')
+  target[at++] = 0
+  target.set(entry.key, at)
+  at += entry.key.length
+  return at + target.write(entry.docKey, at, 'utf8')
 }

@@ -1,4 +1,5 @@
 import { copyThroughBson, decodeDocument, encodeDocument } from '../bson/bson-codec.js'
+import { storedDocument } from '../bson/stored-document.js'
 import { toCollation } from '../collation/collation.js'
 import { refuseUncollatedUpdate } from '../collation/collation-refusals.js'
 import { checkId } from '../collection/check-id.js'
@@ -111,31 +112,31 @@ export function findAndModify(core: CollectionCore, filter: Document, change: Ch
 }
 
 async function insertUpsert(core: CollectionCore, filter: Document, change: Change, options: ModifyOptions, variables: Variables | undefined): Promise<unknown> {
-  const doc = copyThroughBson(buildUpsertDocument(filter, change, options.arrayFilters, variables))
-  checkId(doc['_id'])
-  await core.insert(doc)
-  return doc['_id']
+  const stored = storedDocument(buildUpsertDocument(filter, change, options.arrayFilters, variables))
+  checkId(stored.doc['_id'])
+  await core.insertStored(stored)
+  return stored.doc['_id']
 }
 
 type Vars = Variables | undefined
 
 function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars): Promise<boolean>
 function changeOne(core: CollectionCore, entry: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars, returnAfter: true): Promise<Document>
-async function changeOne(core: CollectionCore, [key, before]: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars, returnAfter = false): Promise<boolean | Document> {
+async function changeOne(core: CollectionCore, [key, before, read]: Found, filter: Document, change: Change, kind: Kind, options: ModifyOptions, variables: Vars, returnAfter = false): Promise<boolean | Document> {
   let after: Document
   let changed = true
+  // The bytes `before` was decoded from (this queued write has not changed them): read by the match, or now.
+  const stored = read ?? core.storage.get(key)
   if (isPipelineUpdate(change)) {
     after = applyPipelineUpdate(before, change, variables)
   } else if (kind === 'operators') {
-    // A fresh copy to change: decoded again from the stored bytes `before` was decoded from
-    // (this queued write has not changed them), cheaper than encoding `before` to decode it.
-    const stored = core.storage.get(key)
+    // A fresh copy to change, decoded again from the stored bytes: cheaper than encoding `before` to decode it.
     after = decodeDocument(stored ?? encodeDocument(before))
     const update = withoutInsertOnly(change)
     changed = Object.keys(update).length > 0 && applyUpdate(after, update, filter, options.arrayFilters)
   } else {
     after = buildReplacement(before, change)
   }
-  const modified = changed && (await core.commit(key, before, after, kind === 'replacement' ? 'replace' : 'update'))
+  const modified = changed && (await core.commit(key, before, after, kind === 'replacement' ? 'replace' : 'update', stored))
   return returnAfter ? after : modified
 }

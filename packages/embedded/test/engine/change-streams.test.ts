@@ -164,6 +164,28 @@ for (const kind of ENGINES) {
         await db.close()
       }
     })
+
+    it('keeps exactly the last `events` changes over many writes, and after a reopen', async () => {
+      const path = kind === 'lmdb' ? await makeTempDir('changes-many') : undefined
+      const token = (seq: number) => ({ _data: seq.toString(16).padStart(16, '0') })
+      try {
+        for (const round of [1, 2]) {
+          const db = await openEmbedded({ ...(path ? { path } : {}), changeRetention: { events: 5 } })
+          try {
+            const coll = db.collection('many')
+            if (round === 1) await Promise.all(Array.from({ length: 200 }, (_, i) => coll.insertOne({ _id: i })))
+            const kept = (await take(coll.watch([], { resumeAfter: token(195) }), 5)).map((event) => event['_id'])
+            assert.deepEqual(kept, [196, 197, 198, 199, 200].map(token))
+            assert.throws(() => coll.watch([], { resumeAfter: token(194) }), { code: 286 })
+          } finally {
+            await db.close()
+          }
+          if (!path) break
+        }
+      } finally {
+        if (path) await rm(path, { recursive: true, force: true })
+      }
+    })
   })
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { describe, it } from 'node:test'
 import * as engine from '../../src/index.ts'
 import { type CollectionInfo, MAX_BSON_SIZE, type ModifyResult } from '../../src/index.ts'
@@ -13,6 +14,18 @@ describe('the public surface', () => {
   it('exports the engine, the wire server (and its loopback rule), the backup and the BSON size limit, nothing else at run time', () => {
     assert.deepEqual(Object.keys(engine).sort(), ['EmbeddedCollection', 'EmbeddedDb', 'MAX_BSON_SIZE', 'backupDirectory', 'isLoopbackHost', 'openEmbedded', 'startWireServer'])
     assert.equal(MAX_BSON_SIZE, 16 * 1024 * 1024)
+  })
+
+  it('loads none of the wire server until startWireServer is called: an application that only opens the engine starts without it', () => {
+    // A loader hook in a fresh process names every module loaded, on stderr.
+    const hooks = `export async function load(url, context, next) { if (url.includes('/src/')) process.stderr.write('loaded ' + url + '\\n'); return next(url, context) }`
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)})`
+    const script = `const engine = await import(${JSON.stringify(new URL('../../src/index.ts', import.meta.url).href)}); const db = await engine.openEmbedded(); await db.collection('c').insertOne({ a: 1 }); console.error('opened'); await db.close()`
+    const run = spawnSync(process.execPath, ['--conditions=fmc-source', '--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script], { encoding: 'utf8' })
+    assert.equal(run.status, 0, run.stderr)
+    const loaded = run.stderr.split('\n').filter((line) => line.startsWith('loaded '))
+    assert.ok(loaded.some((line) => line.includes('/src/open-embedded.ts')) && run.stderr.includes('opened'), run.stderr)
+    assert.deepEqual(loaded.filter((line) => line.includes('/src/wire/') && !line.endsWith('/loopback-host.ts') && !line.endsWith('/start-wire-server.ts')), [])
   })
 })
 

@@ -1,4 +1,5 @@
-// ReDoc's standalone bundle, copied into assets/ at build time (scripts/copy-redoc.mjs), read once and made
+// ReDoc's standalone bundle, copied into assets/ at build time (scripts/copy-redoc.mjs), read once (at the
+// first request of the docs page or its script: register-redoc.ts) and made
 // offline-safe: its only network reference at runtime is the Redocly logo in the menu
 // footer (loaded from cdn.redoc.ly, unconditionally). We point it at a local route.
 import { createHash } from 'node:crypto'
@@ -14,7 +15,7 @@ export const REDOC_LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="
 </svg>
 `
 
-interface RedocBundle {
+export interface RedocBundle {
   body: Buffer
   /** Short content hash: versions the script URL and serves as the ETag. */
   hash: string

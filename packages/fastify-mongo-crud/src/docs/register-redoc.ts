@@ -1,6 +1,6 @@
 // GET /redoc (the page), plus the two local assets it needs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { loadRedocBundle, REDOC_LOGO_SVG } from './redoc-bundle.js'
+import { loadRedocBundle, REDOC_LOGO_SVG, type RedocBundle } from './redoc-bundle.js'
 import { buildRedocPage } from './redoc-page.js'
 
 interface RedocRouteOptions {
@@ -29,20 +29,31 @@ function notModified(reply: FastifyReply, etag: string, cacheControl: string): F
   return reply.code(304).header('etag', etag).header('cache-control', cacheControl).send()
 }
 
+/** The bundle, its ETag and the page that loads it: made at the first request that needs them, not at every start. */
+interface Redoc {
+  bundle: RedocBundle
+  scriptEtag: string
+  page: string
+}
+
 export async function registerRedoc(app: FastifyInstance, options: RedocRouteOptions): Promise<void> {
-  const bundle = loadRedocBundle(LOGO_PATH)
-  const scriptEtag = `"${bundle.hash}"`
-  const page = buildRedocPage({
-    title: options.title,
-    specUrl: options.specUrl,
-    scriptUrl: `${SCRIPT_PATH}?v=${bundle.hash}`,
-  })
+  let loaded: Redoc | undefined
+  const redoc = (): Redoc => {
+    if (loaded === undefined) {
+      // A megabyte read and hashed: most starts never serve it.
+      const bundle = loadRedocBundle(LOGO_PATH)
+      const page = buildRedocPage({ title: options.title, specUrl: options.specUrl, scriptUrl: `${SCRIPT_PATH}?v=${bundle.hash}` })
+      loaded = { bundle, scriptEtag: `"${bundle.hash}"`, page }
+    }
+    return loaded
+  }
 
   app.get(PAGE_PATH, { schema: { hide: true } }, async (_request, reply) => {
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page)
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(redoc().page)
   })
 
   app.get(SCRIPT_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const { bundle, scriptEtag } = redoc()
     if (isFresh(request, scriptEtag)) return notModified(reply, scriptEtag, IMMUTABLE)
     reply
       .type('application/javascript; charset=utf-8')
