@@ -38,9 +38,9 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  */
 export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
   let warned = false
-  // Subscribers of the hub get the same change objects: a document without populates is shown once for
-  // all the subscribers of one role (what a role does not see differs from another's).
-  const shown = new WeakMap<WireDoc, Map<string, Promise<string | undefined>>>()
+  // Subscribers of the hub get the same change objects: an event without populates is made once for all
+  // the subscribers of one role (what a role does not see differs from another's).
+  const made: EventCache = new WeakMap()
   return async (request, reply) => {
     const view = await listFilter(context, request, (request.query as { filters?: string }).filters)
     // A HEAD gets the feed's headers and no stream: its answer carries no body, so a stream would never send it.
@@ -68,7 +68,7 @@ export function eventsHandler(context: RouterContext, resource: Resource, stream
       }
       throw refused ?? error
     }
-    const show = presenterOf(context, resource, { request, reply }, await context.access(request), shown)
+    const show = presenterOf(context, resource, { request, reply }, await context.access(request), made)
     await stream(request, reply, { first, changes, view, show, streams, release })
     return reply
   }
@@ -78,7 +78,7 @@ interface Subscription {
   first: StoredChange | undefined
   changes: StoreChanges
   view: Filter | undefined
-  show: (doc: WireDoc) => Promise<string | undefined>
+  show: Presenter
   streams: EventStreams
   release: () => void
 }
@@ -131,11 +131,11 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
   const pacer = new Pacer()
   try {
     for (let change = subscription.first ?? (await changes.next()); change !== undefined && open; change = await changes.next()) {
-      const text = await eventOf(change, view, show)
+      const event = await eventOf(change, view, show)
       // Once the connection holds a high-water mark's worth, the next change is read when it has taken
       // it: the rest waits in the database, not here. (Written all at once, a backlog stayed in memory
       // whole, and none of it left before the loop paused: a response's writes are held until then.)
-      if (text !== undefined && open && !out.write(text, heartbeat.taken)) await drained(out)
+      if (event !== undefined && open && !out.write(event, heartbeat.taken)) await drained(out)
       // Changes this subscriber may not see write nothing: a long run of them still lets others run.
       await pacer.pace()
     }
@@ -170,57 +170,63 @@ function drained(out: ServerResponse): Promise<void> {
 }
 
 /**
- * The event text of one change for this subscriber, or undefined when it may not see it. Without a
+ * The event of one change for this subscriber, or undefined when it may not see it. Without a
  * pre-image (MongoDB without changeStreamPreAndPostImages), a change leaving the view, or a delete,
  * cannot be told apart from one that was never in it: under a scope or filters it is not told.
  */
-async function eventOf(change: StoredChange, view: Filter | undefined, show: (doc: WireDoc) => Promise<string | undefined>): Promise<string | undefined> {
+function eventOf(change: StoredChange, view: Filter | undefined, show: Presenter): Promise<Buffer | undefined> | undefined {
   const inView = (doc: WireDoc | undefined) => (doc === undefined ? undefined : view === undefined || partialEvaluate(view, doc, () => true) === true)
   const after = change.operation === 'delete' ? undefined : inView(change.after)
   const before = view === undefined ? true : inView(change.before)
-  if (after === true) {
-    const kind = change.operation === 'insert' || before === false ? 'create' : change.operation
-    const shown = await show(change.after!)
-    return shown === undefined ? undefined : frame(kind, change.token, shown)
-  }
+  if (after === true) return show(change, change.operation === 'insert' || before === false ? 'create' : change.operation)
   // An update whose document was deleted before its lookup: the delete's own event follows.
   if (after === undefined && change.operation !== 'delete') return undefined
   if (before !== true) return undefined
-  return frame('delete', change.token, `{"id":${JSON.stringify(change.id)}}`)
+  return show(change, 'delete')
 }
 
-function frame(kind: string, token: string, data: string): string {
-  return `event: ${kind}\nid: ${token}\ndata: ${data}\n\n`
+function frame(kind: string, token: string, data: string): Buffer {
+  return Buffer.from(`event: ${kind}\nid: ${token}\ndata: ${data}\n\n`)
 }
+
+/** The bytes of a change's event of a kind for one subscriber, or undefined when its output model drops the document. */
+type Presenter = (change: StoredChange, kind: string) => Promise<Buffer | undefined>
+
+/** Events already made for one router's subscribers: per change, per role and kind of event. */
+export type EventCache = WeakMap<StoredChange, Map<string, Promise<Buffer | undefined>>>
 
 /**
- * How a document is shown: populated, fitted to the output model (hidden fields never leave), serialized.
- * Without populates the text is the same for every subscriber, and is made once per document (`shown`);
- * populates depend on the caller, and get a copy of the document each.
+ * How a change is shown: populated, fitted to the output model (hidden fields never leave), serialized,
+ * framed and encoded. Without populates the bytes are the same for every subscriber of a role, and are
+ * made once per change, role and kind (`made`), then written to each of them as they are; populates
+ * depend on the caller, and get a copy of the document each.
  */
-function presenterOf(context: RouterContext, resource: Resource, caller: Caller, access: AccessDecision, shown: WeakMap<WireDoc, Map<string, Promise<string | undefined>>>) {
+function presenterOf(context: RouterContext, resource: Resource, caller: Caller, access: AccessDecision, made: EventCache): Presenter {
   const { presenter } = resource
   const idKey = context.options.identifierField === '_id' ? 'id' : context.options.identifierField
-  const role = access.role ?? ''
-  const present = async (doc: WireDoc): Promise<string | undefined> => {
+  const present = async (change: StoredChange, kind: string): Promise<Buffer | undefined> => {
+    if (kind === 'delete') return frame(kind, change.token, `{"id":${JSON.stringify(change.id)}}`)
+    const doc = change.after!
     const [populated] = presenter.populate ? await presenter.populate([structuredClone(doc)], caller) : [doc]
     const fitted = presenter.fit(withoutHidden(populated!, access.hidden), caller.request)
     if (fitted === DROP) return undefined
-    return `{"id":${JSON.stringify(doc[idKey] ?? null)},"document":${presenter.serialize(fitted)}}`
+    return frame(kind, change.token, `{"id":${JSON.stringify(doc[idKey] ?? null)},"document":${presenter.serialize(fitted)}}`)
   }
   if (presenter.populate) return present
-  return (doc: WireDoc): Promise<string | undefined> => {
-    let texts = shown.get(doc)
-    if (texts === undefined) {
-      texts = new Map()
-      shown.set(doc, texts)
+  const role = `${access.role ?? ''}\0`
+  return (change, kind) => {
+    let events = made.get(change)
+    if (events === undefined) {
+      events = new Map()
+      made.set(change, events)
     }
-    let text = texts.get(role)
-    if (text === undefined) {
-      text = present(doc)
-      texts.set(role, text)
+    const key = role + kind
+    let event = events.get(key)
+    if (event === undefined) {
+      event = present(change, kind)
+      events.set(key, event)
     }
-    return text
+    return event
   }
 }
 
