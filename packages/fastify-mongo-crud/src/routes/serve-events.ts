@@ -38,6 +38,9 @@ type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown
  */
 export function eventsHandler(context: RouterContext, resource: Resource, streams: EventStreams): Handler {
   let warned = false
+  const idKey = context.options.identifierField === '_id' ? 'id' : context.options.identifierField
+  // Without the document before the change (MongoDB without pre-images), a delete has only its `_id`.
+  const idOf = (change: StoredChange) => (change.after ?? change.before)?.[idKey] ?? change.id
   // Subscribers of the hub get the same change objects: a document without populates is shown once for
   // all the subscribers of one role (what a role does not see differs from another's).
   const shown = new WeakMap<WireDoc, Map<string, Promise<string | undefined>>>()
@@ -69,7 +72,7 @@ export function eventsHandler(context: RouterContext, resource: Resource, stream
       throw refused ?? error
     }
     const show = presenterOf(context, resource, { request, reply }, await context.access(request), shown)
-    await stream(request, reply, { first, changes, view, show, streams, release })
+    await stream(request, reply, { first, changes, view, show, idOf, streams, release })
     return reply
   }
 }
@@ -79,13 +82,15 @@ interface Subscription {
   changes: StoreChanges
   view: Filter | undefined
   show: (doc: WireDoc) => Promise<string | undefined>
+  /** The id a delete is told by: what the item routes take (the identifier field's value, when the database kept the document before it). */
+  idOf: (change: StoredChange) => unknown
   streams: EventStreams
   release: () => void
 }
 
 /** Writes the events of a subscription until its client leaves, stops reading, or the app closes. */
 async function stream(request: FastifyRequest, reply: FastifyReply, subscription: Subscription): Promise<void> {
-  const { changes, view, show, streams, release } = subscription
+  const { changes, view, show, idOf, streams, release } = subscription
   const out = reply.raw
   reply.hijack()
   out.writeHead(200, {
@@ -131,7 +136,7 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
   const pacer = new Pacer()
   try {
     for (let change = subscription.first ?? (await changes.next()); change !== undefined && open; change = await changes.next()) {
-      const text = await eventOf(change, view, show)
+      const text = await eventOf(change, view, show, idOf)
       // Once the connection holds a high-water mark's worth, the next change is read when it has taken
       // it: the rest waits in the database, not here. (Written all at once, a backlog stayed in memory
       // whole, and none of it left before the loop paused: a response's writes are held until then.)
@@ -174,7 +179,7 @@ function drained(out: ServerResponse): Promise<void> {
  * pre-image (MongoDB without changeStreamPreAndPostImages), a change leaving the view, or a delete,
  * cannot be told apart from one that was never in it: under a scope or filters it is not told.
  */
-async function eventOf(change: StoredChange, view: Filter | undefined, show: (doc: WireDoc) => Promise<string | undefined>): Promise<string | undefined> {
+async function eventOf(change: StoredChange, view: Filter | undefined, show: (doc: WireDoc) => Promise<string | undefined>, idOf: (change: StoredChange) => unknown): Promise<string | undefined> {
   const inView = (doc: WireDoc | undefined) => (doc === undefined ? undefined : view === undefined || partialEvaluate(view, doc, () => true) === true)
   const after = change.operation === 'delete' ? undefined : inView(change.after)
   const before = view === undefined ? true : inView(change.before)
@@ -186,7 +191,7 @@ async function eventOf(change: StoredChange, view: Filter | undefined, show: (do
   // An update whose document was deleted before its lookup: the delete's own event follows.
   if (after === undefined && change.operation !== 'delete') return undefined
   if (before !== true) return undefined
-  return frame('delete', change.token, `{"id":${JSON.stringify(change.id)}}`)
+  return frame('delete', change.token, `{"id":${JSON.stringify(idOf(change))}}`)
 }
 
 function frame(kind: string, token: string, data: string): string {
