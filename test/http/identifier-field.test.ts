@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { buildApp, filtersQuery, type TestApp } from '../harness/app.ts'
+import { EventStreamClient } from '../harness/event-stream.ts'
 import { expectDetail } from '../harness/expect.ts'
 import { User } from '../harness/models.ts'
 import { createDoc, getJson } from '../harness/seed.ts'
@@ -107,5 +108,24 @@ describeEachStore("identifierField: 'email'", (mode) => {
     const methods = Object.keys(spec.paths['/users/{email}'] ?? {}).filter((key) => key !== 'head')
     assert.deepEqual(methods.sort(), ['delete', 'get', 'patch', 'put'])
     assert.equal(spec.paths['/users/{id}'], undefined)
+  })
+})
+
+describeEachStore("identifierField: 'email', on the change feed", (mode) => {
+  let t: TestApp
+  before(async () => {
+    t = await buildApp(mode, { model: User, collectionName: 'users', prefix: '/users', identifierField: 'email' })
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+  })
+  after(() => t.close())
+
+  it("tells every event, a delete's too, by the identifier the item routes take (docs/events.md)", async () => {
+    const feed = await EventStreamClient.open(t.app, '/users/_events')
+    await createDoc(t.app, '/users', { name: 'rue', email: 'rue@b.c', password: 'pw' })
+    assert.equal((await t.app.inject({ method: 'PATCH', url: '/users/rue@b.c', payload: { name: 'rue2' } })).statusCode, 200)
+    assert.equal((await t.app.inject({ method: 'DELETE', url: '/users/rue@b.c' })).statusCode, 204)
+    const events = await feed.take(3)
+    assert.deepEqual(events.map((event) => [event.event, event.data.id]), [['create', 'rue@b.c'], ['update', 'rue@b.c'], ['delete', 'rue@b.c']])
+    feed.close()
   })
 })

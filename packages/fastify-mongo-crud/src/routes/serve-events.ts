@@ -205,7 +205,8 @@ function presenterOf(context: RouterContext, resource: Resource, caller: Caller,
   const { presenter } = resource
   const idKey = context.options.identifierField === '_id' ? 'id' : context.options.identifierField
   const present = async (change: StoredChange, kind: string): Promise<Buffer | undefined> => {
-    if (kind === 'delete') return frame(kind, change.token, `{"id":${JSON.stringify(change.id)}}`)
+    // Told by what the item routes take: without the document before it (MongoDB without pre-images), a delete has only its `_id`.
+    if (kind === 'delete') return frame(kind, change.token, `{"id":${JSON.stringify((change.after ?? change.before)?.[idKey] ?? change.id)}}`)
     const doc = change.after!
     const [populated] = presenter.populate ? await presenter.populate([structuredClone(doc)], caller) : [doc]
     const fitted = presenter.fit(withoutHidden(populated!, access.hidden), caller.request)

@@ -17,12 +17,19 @@ import { withoutNestedIds } from './nested-models.js'
  * invalid one is described, up to a bounded number of issues (bounded-errors.ts).
  */
 export function createValidatorCompiler(models: readonly TSchema[]): FastifySchemaCompiler<TSchema> {
-  const body = buildAjv(models, { coerce: false, allErrors: false })
-  const text = buildAjv(models, { coerce: true, allErrors: false })
-  const describe = new BoundedErrorCollector(body, buildAjv(models, { coerce: false, allErrors: true }))
+  // Each Ajv is built when a schema of its kind is first compiled (at registration, by Fastify): a compiler
+  // that only ever sees a header's schema (an API file's scope) builds one.
+  let bodyAjv: Ajv | undefined
+  let textAjv: Ajv | undefined
+  const body = () => (bodyAjv ??= buildAjv(models, { coerce: false, allErrors: false }))
+  const text = () => (textAjv ??= buildAjv(models, { coerce: true, allErrors: false }))
+  // Only an invalid body is described: the Ajv that finds all errors is built for the first one. (Every
+  // schema it compiles, `body` compiled first at registration: it cannot fail where `body` did not.)
+  let collector: BoundedErrorCollector | undefined
+  const describe = () => (collector ??= new BoundedErrorCollector(body(), buildAjv(models, { coerce: false, allErrors: true })))
   const caches = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() }
   return ({ schema, httpPart }) => {
-    const [ajv, cache] = httpPart === 'body' ? [body, caches.body] : [text, caches.text]
+    const [ajv, cache] = httpPart === 'body' ? [body(), caches.body] : [text(), caches.text]
     // A route schema naming a model inline would register the model's `$id` a second time.
     const own = withoutNestedIds(schema)
     let validate = cache.get(schema)
@@ -36,7 +43,7 @@ export function createValidatorCompiler(models: readonly TSchema[]): FastifySche
       const forbidden = findForbiddenKey(data)
       if (forbidden !== undefined) return { error: validationError([forbidden]) }
       if (check(data)) return { value: data }
-      const { errors, more } = describe.collect(own, data)
+      const { errors, more } = describe().collect(own, data)
       return { error: validationError(errors.length > 0 ? errors : (check.errors ?? []), more) }
     }
   }
