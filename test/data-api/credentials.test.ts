@@ -14,6 +14,8 @@ const STRANGER_KEY = 'stranger-key-0123456789abcdef0123456'
 
 const Post = MongoModel('DataPost', { title: Type.String(), owner: Type.String(), published: Type.Boolean(), internal: Type.Optional(Type.String()) })
 
+const Note = MongoModel('DataNote', { text: Type.String() })
+
 const token = (claims: Record<string, unknown>, expiresIn = '1h') => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expiresIn).sign(SECRET)
 
 describeEachStore('Data API credentials and roles', (mode) => {
@@ -51,6 +53,14 @@ describeEachStore('Data API credentials and roles', (mode) => {
               if (request.headers['x-block'] === 'yes') throw new HTTPException(403, 'Blocked by a guard')
             },
           ],
+        },
+        {
+          // Claims of its own (from a session, say) that a Data API caller does not carry.
+          model: Note,
+          collectionName: 'notes',
+          prefix: '/notes',
+          accessClaims: () => undefined,
+          access: [{ role: 'member', when: { claim: 'sub' }, read: true, create: true, update: true, delete: true }],
         },
       ],
       dataApi: {
@@ -158,6 +168,12 @@ describeEachStore('Data API credentials and roles', (mode) => {
     const res = await t.call('find', { ...ns('posts'), filter: {} }, { apiKey: STRANGER_KEY })
     assert.equal(res.status, 403)
     assert.equal(res.body.error_code, 'NoMatchingRuleFound')
+  })
+
+  it("a caller the router's own accessClaims find no claims for is 403, not told it sent no credentials", async () => {
+    const res = await t.call('find', { ...ns('notes'), filter: {} }, { apiKey: ADMIN_KEY })
+    assert.deepEqual(res.body, { error: 'Refused: no role of this API applies to the caller', error_code: 'NoMatchingRuleFound' })
+    assert.equal(res.status, 403)
   })
 
   it("a role's hidden field is not answered, and naming it is refused as an unknown field is", async () => {

@@ -223,6 +223,9 @@ function summary(role: CompiledRole): RoleSummary {
   }
 }
 
+/** The 403 of a caller with credentials that no role applies to. */
+export const NO_ROLE_APPLIES = 'Refused: no role of this API applies to the caller'
+
 /**
  * The per-request decision: the first role whose `when` holds, its grants made filters. A grant that
  * reads a claim or header the request lacks, or whose value the field's type refuses, matches nothing
@@ -247,7 +250,7 @@ function decider(roles: readonly CompiledRole[], claimsOf: AccessClaims, context
       const anonymous = (await readClaims()) === undefined && request.headers.authorization === undefined
       throw anonymous
         ? accessRefused(401, 'Authentication required: no role of this API applies to a caller without credentials')
-        : accessRefused(403, 'Refused: no role of this API applies to the caller')
+        : accessRefused(403, NO_ROLE_APPLIES)
     }
     const matchNothing = (problem: string) => {
       if (!logged.has(problem)) {

@@ -1,3 +1,4 @@
+import { NO_ROLE_APPLIES } from '../access/compile-access.js'
 import { HTTPException, StoreError, type ValidationIssue } from '../errors.js'
 import { StoreUnavailable } from '../store/store-unavailable.js'
 
@@ -84,6 +85,9 @@ export function asDataApiError(error: unknown): DataApiError {
 }
 
 function fromHttpException(error: HTTPException): DataApiError {
+  // The endpoint named the caller before any router was asked: a policy that finds no claims for it (a
+  // router's own accessClaims) refuses a caller with credentials, not one without.
+  if (error.code === 'FMC_ERR_ACCESS_REFUSED' && error.statusCode === 401) return new DataApiError(403, 'NoMatchingRuleFound', NO_ROLE_APPLIES)
   const known = BY_CODE[error.code]
   const message = typeof error.detail === 'string' ? error.detail : issuesText(error.detail)
   if (known !== undefined) return new DataApiError(known[0], known[1], known[0] === 409 && error.code === 'FMC_ERR_NOT_CREATED' ? 'Duplicate key error: a document with this _id or unique value exists' : message)
