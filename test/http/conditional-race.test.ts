@@ -1,49 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
-import { CRUDEmbed, CRUDLookup, type DriverDb } from 'fastify-mongo-crud'
+import { CRUDEmbed, CRUDLookup } from 'fastify-mongo-crud'
 import type { TestApp } from '../harness/app.ts'
-import { interceptCollections } from '../harness/intercept-collections.ts'
+import { expectDetail } from '../harness/expect.ts'
 import { User } from '../harness/models.ts'
+import { ReadsBeforeWrites } from '../harness/reads-before-writes.ts'
 import { Address, Author, buildRelationsApp, Message, Person } from '../harness/relations.ts'
 import { createDoc } from '../harness/seed.ts'
 import { describeEachStore } from '../harness/stores.ts'
-
-const WRITES = new Set(['findOneAndUpdate', 'findOneAndReplace', 'updateOne', 'replaceOne', 'deleteOne'])
-
-/**
- * The worst interleaving for a conditional write, made deterministic: once armed, every write on the
- * collections waits until `reads` reads have completed, so two requests both read the document (and
- * both see the tag they were sent) before either writes. A check made by reading before writing lets
- * both through; a check inside the write lets exactly one through. No timing is involved.
- */
-class ReadsBeforeWrites {
-  private armedFor = 0
-  private reads = 0
-  private release: () => void = () => {}
-  private released: Promise<void> = Promise.resolve()
-
-  arm(reads: number): void {
-    this.armedFor = reads
-    this.reads = 0
-    this.released = new Promise((resolve) => {
-      this.release = resolve
-    })
-  }
-
-  disarm(): void {
-    this.armedFor = 0
-    this.release()
-  }
-
-  wrap(db: DriverDb): DriverDb {
-    return interceptCollections(db, async (call, method) => {
-      if (this.armedFor > 0 && WRITES.has(method)) await this.released
-      const result = await call()
-      if (this.armedFor > 0 && method === 'findOne' && ++this.reads >= this.armedFor) this.release()
-      return result
-    })
-  }
-}
 
 const messages = new CRUDLookup({ model: Message, collectionName: 'messages', prefix: 'messages', localField: '_id', foreignField: 'authorId' })
 const addresses = new CRUDEmbed({ model: Address, embedName: 'addresses' })
@@ -115,6 +79,22 @@ describeEachStore('conditional writes race: two writes with the same If-Match, e
     // Each child request reads its parent, then the child.
     const statuses = await race(`/authors/${author.id}/messages/${message.id}`, { method: 'PATCH', payload: { text: 'a' } }, { method: 'PATCH', payload: { text: 'b' } }, 2)
     assert.deepEqual(statuses, [200, 412])
+  })
+
+  it('a JSON Patch of a lookup child deleted between its read and its write: 422 "Document not updated", as for a PATCH of a missing child', { timeout: 60_000 }, async () => {
+    const author = await createDoc(t.app, '/authors', { name: 'ann' })
+    const message = await createDoc(t.app, `/authors/${author.id}/messages`, { text: 'hi' })
+    const url = `/authors/${author.id}/messages/${message.id}`
+    // The patch reads the parent and the child, the DELETE the parent: the DELETE's write is the first held.
+    barrier.arm(4)
+    try {
+      const patch = { method: 'PATCH' as const, url, headers: { 'content-type': 'application/json-patch+json' }, payload: JSON.stringify([{ op: 'replace', path: '/text', value: 'late' }]) }
+      const [patched, deleted] = await Promise.all([t.app.inject(patch), t.app.inject({ method: 'DELETE', url })])
+      assert.equal(deleted.statusCode, 204)
+      expectDetail(patched, 422, 'Document not updated')
+    } finally {
+      barrier.disarm()
+    }
   })
 
   it('two PATCHes of an embedded item: one 200, one 412', { timeout: 60_000 }, async () => {

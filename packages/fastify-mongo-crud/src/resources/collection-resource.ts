@@ -44,14 +44,15 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
 
   /**
    * A PUT of the whole document. What the caller's role does not see or may not set is kept as stored
-   * when the body leaves it out (a patch sends it back as it read it: `roleChecked`).
+   * when the body leaves it out (a patch sends it back as it read it: `roleChecked`). A document that is not
+   * there (any more) is `refused`: a patch, written whole, answers as a PATCH does (`notUpdated`).
    */
-  async function replaceDoc(caller: Caller, id: string, body: WireDoc, pre: Preconditions, roleChecked: boolean): Promise<WireDoc> {
+  async function replaceDoc(caller: Caller, id: string, body: WireDoc, pre: Preconditions, roleChecked: boolean, refused: () => Error): Promise<WireDoc> {
     if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
     const doc = bodyWithoutId(body, id, options.identifierField)
     const kept = context.policy === undefined ? keepOnReplace : await keptForRole(context, caller, doc, keepOnReplace, roleChecked)
     const isKnown = kept === keepOnReplace ? replaced : (field: string) => replaced(field) && !kept.includes(field)
-    return write(caller, id, { after: doc, isKnown }, pre, (filter, unchanged) => store.replace(filter, doc, kept, unchanged), notReplaced)
+    return write(caller, id, { after: doc, isKnown }, pre, (filter, unchanged) => store.replace(filter, doc, kept, unchanged), refused)
   }
 
   return {
@@ -80,7 +81,7 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       await checkCreateInScope(context, caller.request, body)
       return writeOrExplain(() => store.insert(body), pre.createOnly === true ? exists : notCreated)
     },
-    replace: (caller, id, body, pre) => replaceDoc(caller, id, body, pre, false),
+    replace: (caller, id, body, pre) => replaceDoc(caller, id, body, pre, false, notReplaced),
     async update(caller, id, body, pre) {
       // A PATCH may set the identifier too: onto a reserved segment, the document could not be read again.
       if (options.identifierField !== '_id') refuseReservedId(options.identifierField, body[options.identifierField])
@@ -96,7 +97,7 @@ export function collectionResource(context: RouterContext, presenter: ListPresen
       if (!(await conditionalWrite(pre, target, notDeleted, (unchanged) => store.remove(filter, unchanged)))) throw notDeleted()
     },
     async patch(caller, id, type, patch, pre) {
-      const write = (writer: Caller, docId: string, body: WireDoc, preconditions: Preconditions) => replaceDoc(writer, docId, body, preconditions, true)
+      const write = (writer: Caller, docId: string, body: WireDoc, at: Preconditions) => replaceDoc(writer, docId, body, at, true, notUpdated)
       const fields = await roleFields(context, caller, patching.shown)
       return patchDocument({ ...patching, ...fields, typed: context.typed, kept: new Set(keepOnReplace), tagKey: () => context.etagKey, read: snapshotOf, write }, caller, id, type, patch, pre)
     },

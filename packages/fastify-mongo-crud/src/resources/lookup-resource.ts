@@ -60,7 +60,8 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
     return doc
   }
 
-  /** A replace or update: the body's `id` may repeat the path's, the foreign field comes from the path. */
+  const replaceChild = (filter: Filter, doc: WireDoc, unchanged: Snapshot | undefined) => store.replace(filter, doc, [], unchanged)
+  /** A replace or update (a patch's, written whole, refused as `notUpdated`): the body's `id` may repeat the path's, the foreign field comes from the path. */
   async function write(caller: Caller, id: string, body: WireDoc, pre: Preconditions, run: (filter: Filter, doc: WireDoc, unchanged: Snapshot | undefined) => Promise<WireDoc | undefined>, refused: () => Error): Promise<WireDoc> {
     const { value, children } = await link.parent(caller.request)
     const doc = link.body(bodyWithoutId(body, id, '_id'), value)
@@ -95,14 +96,15 @@ export function lookupResource(context: RouterContext, plan: LookupPlan, present
       const { value } = await link.parent(caller.request)
       return writeOrExplain(() => store.insert(link.body(body, value)), pre.createOnly === true ? exists : notCreated)
     },
-    replace: (caller, id, body, pre) => write(caller, id, body, pre, (filter, doc, unchanged) => store.replace(filter, doc, [], unchanged), notReplaced),
+    replace: (caller, id, body, pre) => write(caller, id, body, pre, replaceChild, notReplaced),
     update: (caller, id, body, pre) => write(caller, id, body, pre, (filter, doc, unchanged) => store.update(filter, { set: doc }, unchanged), notUpdated),
     async delete(caller, id, pre) {
       const { filter } = await childOf(caller, id, notDeleted)
       if (!(await conditionalWrite(pre, targetOf(filter), notDeleted, (unchanged) => store.remove(filter, unchanged)))) throw notDeleted()
     },
     patch(caller, id, type, patch, pre) {
-      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: snapshotOf, write: this.replace! }, caller, id, type, patch, pre)
+      const replaced = (writer: Caller, docId: string, body: WireDoc, at: Preconditions) => write(writer, docId, body, at, replaceChild, notUpdated)
+      return patchDocument({ ...patching, typed: child.typed, kept: new Set<string>(), tagKey: () => key, read: snapshotOf, write: replaced }, caller, id, type, patch, pre)
     },
   }
 }
