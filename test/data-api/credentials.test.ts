@@ -22,6 +22,7 @@ describeEachStore('Data API credentials and roles', (mode) => {
   let t: DataApiTestApp
   const guardSaw: Array<Readonly<Record<string, unknown>> | undefined> = []
   const userSaw: unknown[] = []
+  const operationSaw: unknown[] = []
   before(async () => {
     t = await dataApiApp(mode, {
       routers: [
@@ -50,6 +51,7 @@ describeEachStore('Data API credentials and roles', (mode) => {
           dependenciesDeleteOne: [
             (request: FastifyRequest) => {
               guardSaw.push(dataApiClaims(request))
+              operationSaw.push(request.crudOperation === undefined ? undefined : { ...request.crudOperation })
               if (request.headers['x-block'] === 'yes') throw new HTTPException(403, 'Blocked by a guard')
             },
           ],
@@ -210,5 +212,9 @@ describeEachStore('Data API credentials and roles', (mode) => {
     assert.equal(blocked.status, 403)
     assert.deepEqual(blocked.body, { error: 'Blocked by a guard', error_code: 'NoMatchingRuleFound' })
     assert.deepEqual(guardSaw.at(-1), { sub: 'root', role: 'admin' })
+    // The guard is asked about the one document's delete the action stands for (docs/batch.md, Guards).
+    const shown = await t.call('findOne', { ...ns('posts'), filter: { title: 'bob post' } }, { apiKey: ADMIN_KEY })
+    const id = (shown.body.document as { _id: string })._id
+    assert.deepEqual(operationSaw.at(-1), { op: 'delete', id, body: undefined, ifMatch: undefined, contentType: 'application/json' })
   })
 })

@@ -12,6 +12,32 @@ export type Dependency<RouteGeneric extends RouteGenericInterface = RouteGeneric
   reply: FastifyReply
 ) => unknown
 
+/**
+ * The write a dependency is asked about when it did not come as its own request: an operation of a
+ * `_batch` or a write of the Data API endpoint (docs/batch.md). The dependency is called with the
+ * request that carried it (the `_batch` POST, the Data API action), whose `crudOperation` says which
+ * write it is for. Undefined on a route's own request, whose method, path and body are the operation.
+ */
+export interface CrudOperation {
+  /** The route the operation stands for: `create` (POST), `replace` (PUT), `update` (PATCH), `delete`. */
+  readonly op: 'create' | 'replace' | 'update' | 'delete'
+  /** The id of its document, as in the route's URL (all but `create`). */
+  readonly id?: string | undefined
+  /** What the route would take as its body, parsed and not yet checked. */
+  readonly body?: unknown
+  /** The media type of the body (`application/json` unless an update says another PATCH media type). */
+  readonly contentType: string
+  /** Its `If-Match`, as the route's header. */
+  readonly ifMatch?: string | readonly string[] | undefined
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The write the dependencies being run are asked about, when the request carries more than its own (docs/batch.md). */
+    crudOperation?: CrudOperation | undefined
+  }
+}
+
 /** Path parameters as dependencies see them: strings, not yet validated (a child route adds its own). */
 export type RawParams = { readonly [name: string]: string | undefined }
 

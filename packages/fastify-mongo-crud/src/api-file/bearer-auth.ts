@@ -16,7 +16,9 @@ export interface BearerAuth {
   claims(request: FastifyRequest): Promise<Claims>
   /** The same, but undefined when the request sent no token (an `access` policy's public role); an invalid one still throws 401. */
   optionalClaims(request: FastifyRequest): Promise<Claims | undefined>
-  /** Claims the request's caller proved another way (a key of the Data API, docs/data-api.md): what its checks, and those of the views made of it, read. */
+  /** The claims of a token the caller sent another way (the Data API's `jwtTokenString`), verified as the header's would be. */
+  verifyToken(token: string, request: FastifyRequest): Promise<Claims>
+  /** Claims the request's caller proved another way (a key of the Data API, docs/data-api.md): what its checks read. */
   vouch?(request: FastifyRequest, claims: Claims): void
 }
 
@@ -45,9 +47,12 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
     ...(auth.audience === undefined ? {} : { audience: auth.audience }),
     clockTolerance: auth.clockTolerance ?? 0,
   }
-  const verify = async (request: FastifyRequest): Promise<Claims> => {
+  const verify = (request: FastifyRequest): Promise<Claims> => {
     const token = requestToken(request, auth.cookie)
     if (token === undefined) throw challenge(401, missing(request, auth.cookie))
+    return verifyToken(token, request)
+  }
+  const verifyToken = async (token: string, request: FastifyRequest): Promise<Claims> => {
     try {
       const { payload } = typeof key.key === 'function' ? await jwtVerify(token, key.key, options) : await jwtVerify(token, key.key, options)
       // A change feed opened with the token ends when the token would no longer be accepted.
@@ -59,12 +64,8 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
     }
   }
   const verified = new WeakMap<FastifyRequest, Promise<Claims>>()
-  const vouched = new WeakMap<object, Claims>()
-  // A dispatched operation's view of a request (dispatch/operation-request.ts) is made from it: its prototype.
-  const vouchedFor = (request: object): Claims | undefined => {
-    for (let at: object | null = request; at !== null; at = Object.getPrototypeOf(at)) if (vouched.has(at)) return vouched.get(at)
-    return undefined
-  }
+  const vouched = new WeakMap<FastifyRequest, Claims>()
+  const vouchedFor = (request: FastifyRequest): Claims | undefined => vouched.get(request)
   const claims = (request: FastifyRequest) => {
     const known = vouchedFor(request)
     if (known !== undefined) return Promise.resolve(known)
@@ -78,6 +79,7 @@ export function bearerAuth(auth: AuthDeclaration, key: AuthKey): BearerAuth {
   return {
     scheme: authSchemeName(auth),
     claims,
+    verifyToken,
     optionalClaims: async (request) => vouchedFor(request) ?? (requestToken(request, auth.cookie) === undefined ? undefined : claims(request)),
     vouch: (request, known) => {
       vouched.set(request, known)

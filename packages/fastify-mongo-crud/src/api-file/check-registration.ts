@@ -50,7 +50,7 @@ export async function checkRegistration(loaded: LoadedApiFile, earlier: readonly
   const app = await createFileApp(file.api, { logger: false })
   try {
     const catalog = new ModelCatalog(file.api)
-    const auth: BearerAuth = { scheme: file.api.auth === undefined ? 'bearerAuth' : authSchemeName(file.api.auth), claims: UNUSED_CLAIMS, optionalClaims: UNUSED_CLAIMS }
+    const auth: BearerAuth = { scheme: file.api.auth === undefined ? 'bearerAuth' : authSchemeName(file.api.auth), claims: UNUSED_CLAIMS, verifyToken: UNUSED_CLAIMS, optionalClaims: UNUSED_CLAIMS }
     const routers: FileRouter[] = []
     for (const name of Object.keys(file.api.routers)) {
       try {

@@ -34,13 +34,8 @@ export function fileDataApiOptions(loaded: LoadedApiFile, auth: BearerAuth | und
     ...(auth === undefined
       ? {}
       : {
-          verifyToken: (token: string, request: FastifyRequest) => auth.claims(withBearer(request, token)),
+          verifyToken: (token: string, request: FastifyRequest) => auth.verifyToken(token, request),
           onCaller: (request: FastifyRequest, claims: Record<string, unknown>) => auth.vouch?.(request, claims),
         }),
   }
-}
-
-/** The request as `auth` reads a token from it: the token in `Authorization` (a `jwtTokenString` header's too). */
-function withBearer(request: FastifyRequest, token: string): FastifyRequest {
-  return Object.create(request, { headers: { value: { ...request.headers, authorization: `Bearer ${token}` }, enumerable: true } }) as FastifyRequest
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { etagOf } from '../core/etag.js'
+import type { Caller } from '../core/router-context.js'
 import { BATCH_STEPS, dispatch, type Outcome } from '../dispatch/dispatch.js'
 import { describeError } from '../error-handler.js'
 import { batchNeedsTransactions } from '../errors.js'
@@ -39,7 +40,7 @@ export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: 
     const results: BatchResult[] = []
     for (const [index, operation] of body.operations.entries()) {
       try {
-        results.push(await resultOf(kind, await dispatch(kind, operation, caller, BATCH_STEPS)))
+        results.push(await resultOf(kind, await dispatch(kind, operation, caller, BATCH_STEPS), caller))
       } catch (error) {
         if (error instanceof StoreUnavailable) {
           // Each operation after it would wait as long for the same answer. Met first, nothing was
@@ -78,12 +79,11 @@ export async function runBatch(kind: BatchKind, request: FastifyRequest, reply: 
     if (status >= 500) throw error.cause
     return { status, payload: { detail, index: error.index } }
   }
-  return { status: 200, payload: resultsJson(await Promise.all(done.map((operation) => resultOf(kind, operation)))) }
+  return { status: 200, payload: resultsJson(await Promise.all(done.map((outcome) => resultOf(kind, outcome, caller)))) }
 }
 
-async function resultOf(kind: BatchKind, { status, doc, request }: Outcome): Promise<BatchResult> {
+async function resultOf(kind: BatchKind, { status, doc }: Outcome, caller: Caller): Promise<BatchResult> {
   if (doc === undefined) return { status }
-  const caller = { request }
   const body = await shownJson(kind.resource, doc, caller)
   return { status, body: body ?? '{}', etag: etagOf(doc, kind.resource.tagKey(caller)) }
 }

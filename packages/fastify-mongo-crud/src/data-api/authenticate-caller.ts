@@ -8,15 +8,10 @@ const callers = new WeakMap<FastifyRequest, Readonly<Record<string, unknown>>>()
 
 /**
  * The claims the Data API established for a request (its key's, or its token's): what a router's guard
- * reads of the caller. Undefined on another route. A write's guards see a view made of the request
- * (dispatch/operation-request.ts), whose prototype it is: found there too.
+ * reads of the caller. Undefined on another route.
  */
 export function dataApiClaims(request: FastifyRequest): Readonly<Record<string, unknown>> | undefined {
-  for (let at: object | null = request; at !== null; at = Object.getPrototypeOf(at)) {
-    const claims = callers.get(at as FastifyRequest)
-    if (claims !== undefined) return claims
-  }
-  return undefined
+  return callers.get(request)
 }
 
 /**

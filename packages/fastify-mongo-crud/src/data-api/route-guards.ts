@@ -9,7 +9,7 @@ const DOES = { GetAll: 'reads', GetOne: 'reads', CreateOne: 'inserts', ReplaceOn
  * The guards (`dependencies*`) of the route an action stands for, run as that route runs them: the
  * reads run the list's (`GetAll`), `deleteMany` the delete route's. A route the router leaves out
  * (`disable*`) is an action no caller may take here: 403. Writes of one document run theirs in the
- * dispatch (dispatch/dispatch.ts), with the operation's own view of the request.
+ * dispatch (dispatch/dispatch.ts), with the operation as the request's `crudOperation`.
  */
 export async function runRouteGuards(source: DataSource, route: RouteName, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (source.endpoint.disabled.has(route)) {

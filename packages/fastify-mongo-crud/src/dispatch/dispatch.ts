@@ -5,16 +5,14 @@ import { PATCH_MEDIA_TYPES, patchMediaType } from '../patch/patch-media-types.js
 import type { Resource } from '../resources/resource.js'
 import type { WireDoc } from '../store/store.js'
 import type { Endpoint } from './endpoint.js'
-import { operationRequest } from './operation-request.js'
 import { ROUTE_OF, type WriteOperation } from './write-operation.js'
 
 export { ROUTE_OF, WRITE_OPS, type WriteOp, type WriteOperation } from './write-operation.js'
 
-/** What a write did: its status, the document it wrote (as stored), and the request its guards saw. */
+/** What a write did: its status and the document it wrote (as stored). */
 export interface Outcome {
   readonly status: 200 | 201 | 204
   readonly doc?: WireDoc
-  readonly request: FastifyRequest
 }
 
 /**
@@ -25,7 +23,7 @@ export interface Outcome {
  * OpenAPI and the app's own hooks see them: it enters at the write (`runWrite`).
  */
 export interface Steps {
-  /** `disable*`, then the route's guards, seeing the operation as its own request. */
+  /** `disable*`, then the route's guards, with the operation as the request's `crudOperation`. */
   readonly guards: boolean
   /** The scope's fill, then the body's check (a copy: the caller's value is left as it was). */
   readonly check: boolean
@@ -40,16 +38,23 @@ export const SERVICE_STEPS: Steps = { guards: false, check: true }
  * service value) is its own business.
  */
 export async function dispatch(endpoint: Endpoint, operation: WriteOperation, caller: Caller, steps: Steps): Promise<Outcome> {
-  let request = caller.request
+  const { request } = caller
   if (steps.guards) {
     const route = ROUTE_OF[operation.op]
     if (endpoint.disabled.has(route) || (operation.op === 'replace' && endpoint.checks.replace === undefined)) throw routeDisabled(operation.op)
     if (operation.op !== 'create' && operation.id === undefined) throw invalidBody([{ loc: ['id'], msg: `A ${operation.op} operation needs the id of its document`, type: 'missing' }])
-    request = operationRequest(caller.request, endpoint.param, operation)
-    for (const guard of endpoint.guards(route)) await guard(request, caller.reply!)
+    // The guards are functions of the request that carried the operation; the operation is named on it
+    // while they run (an app's hooks, such as the one setting `request.user`, have run on that request).
+    const { op, id, body, ifMatch } = operation
+    request.crudOperation = { op, id, body, ifMatch, contentType: operation.contentType ?? PATCH_MEDIA_TYPES.json }
+    try {
+      for (const guard of endpoint.guards(route)) await guard(request, caller.reply!)
+    } finally {
+      request.crudOperation = undefined
+    }
   }
   const body = steps.check ? await checkedBody(endpoint, request, operation) : operation.body
-  return runWrite(endpoint.resource, { ...operation, body }, { request, reply: caller.reply })
+  return runWrite(endpoint.resource, { ...operation, body }, caller)
 }
 
 /** The body as its route would receive it: filled from the scope (creates and replaces), then checked by its media type. */
@@ -78,24 +83,23 @@ async function checkedBody(endpoint: Endpoint, request: FastifyRequest, operatio
  * write is the resource's, core/conditional-request.ts). The body is checked and the caller admitted.
  */
 export async function runWrite(resource: Resource, operation: WriteOperation, caller: Caller): Promise<Outcome> {
-  const { request } = caller
   const id = operation.id ?? ''
   const preconditions = { ifMatch: operation.ifMatch }
   const body = operation.body as WireDoc
   switch (operation.op) {
     case 'create':
-      return { status: 201, doc: await resource.create(caller, body, { createOnly: operation.createOnly === true }), request }
+      return { status: 201, doc: await resource.create(caller, body, { createOnly: operation.createOnly === true }) }
     case 'replace':
       if (resource.replace === undefined) throw routeDisabled('replace')
-      return { status: 200, doc: await resource.replace(caller, id, body, preconditions), request }
+      return { status: 200, doc: await resource.replace(caller, id, body, preconditions) }
     case 'update': {
       const type = mediaTypeOf(operation)
-      if (type === PATCH_MEDIA_TYPES.json) return { status: 200, doc: await resource.update(caller, id, body, preconditions), request }
-      return { status: 200, doc: await resource.patch(caller, id, type, body, preconditions), request }
+      if (type === PATCH_MEDIA_TYPES.json) return { status: 200, doc: await resource.update(caller, id, body, preconditions) }
+      return { status: 200, doc: await resource.patch(caller, id, type, body, preconditions) }
     }
     case 'delete':
       await resource.delete(caller, id, preconditions)
-      return { status: 204, request }
+      return { status: 204 }
   }
 }
 
