@@ -132,12 +132,17 @@ async function stream(request: FastifyRequest, reply: FastifyReply, subscription
   try {
     for (let change = subscription.first ?? (await changes.next()); change !== undefined && open; change = await changes.next()) {
       const event = await eventOf(change, view, show)
+      if (event === undefined) {
+        // Changes this subscriber may not see write nothing: a long run of them still lets others run.
+        await pacer.pace()
+        continue
+      }
       // Once the connection holds a high-water mark's worth, the next change is read when it has taken
       // it: the rest waits in the database, not here. (Written all at once, a backlog stayed in memory
       // whole, and none of it left before the loop paused: a response's writes are held until then.)
-      if (event !== undefined && open && !out.write(event, heartbeat.taken)) await drained(out)
-      // Changes this subscriber may not see write nothing: a long run of them still lets others run.
-      await pacer.pace()
+      // The events written before that, in one turn, leave in one system call: pausing after each
+      // (the pacer) sent every event of a burst alone, four times the calls at 1,000 subscribers.
+      if (open && !out.write(event, heartbeat.taken)) await drained(out)
     }
     end()
   } catch (error) {
